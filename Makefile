@@ -1,0 +1,194 @@
+# tapboot: plain GNU make, no configure step. `make help` lists targets and variables.
+
+O ?= build
+V ?= 0
+SANITIZE ?=
+CC ?= gcc
+HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/' -e 's/i.86/i386/' -e 's/ppc64le/ppc64le/')
+ARCH ?= $(HOST_ARCH)
+CROSS_COMPILE ?=
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+SRCDIR := $(abspath .)
+OUT := $(abspath $(O))
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+WARN := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes -Wvla \
+	-Wwrite-strings -Wshadow
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
+HOST_CFLAGS := $(BASE_CFLAGS) -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
+	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
+HOST_LIBS := $(shell pkg-config --libs libarchive libelf libmd 2>/dev/null || echo -larchive -lelf -lmd)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+# ---- sources: folders are the architecture (docs in README "Layout") ----
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+HOST_SRCS := $(sort $(wildcard builder/*.c qemu/*.c cli/*.c))
+HOST_MAIN := cli/tapboot.c
+INIT_SRCS := $(sort $(wildcard init/*.c))
+INIT_MAIN := init/main.c
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+GUEST_SRCS := $(sort $(wildcard tests/guest/*.c))
+GUEST_SCRIPTS := $(sort $(wildcard tests/guest/*.sh))
+
+# Architectures: one configs/<arch>.conf each; its cross_compile key names the toolchain prefix.
+ALL_ARCHES := $(sort $(basename $(notdir $(wildcard configs/*.conf))))
+conf_get = $(shell sed -n 's/^$(2)[[:space:]]*=[[:space:]]*//p' configs/$(1).conf)
+cross_of = $(if $(filter $(1),$(HOST_ARCH)),,$(call conf_get,$(1),cross_compile))
+have_cc = $(shell command -v $(call cross_of,$(1))gcc >/dev/null 2>&1 && echo $(1))
+# Inits and guest tests are built for every architecture whose compiler is installed.
+INIT_ARCHES ?= $(foreach a,$(ALL_ARCHES),$(call have_cc,$(a)))
+
+host_obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+san_obj = $(patsubst %.c,$(OUT)/obj-san/%.o,$(1))
+
+TAPBOOT := $(OUT)/tapboot
+LIBTAPBOOT := $(OUT)/libtapboot.a
+LIBTAPBOOT_SAN := $(OUT)/libtapboot-san.a
+LIBINIT_SAN := $(OUT)/libinit-host-san.a
+INIT_HOST := $(OUT)/init-host
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
+INITS := $(foreach a,$(INIT_ARCHES),$(OUT)/init/$(a)/init)
+
+.PHONY: all help tools inits guest check unit boot demo deps kernels clean bench fuzz format
+all: tools inits guest
+
+help:
+	@echo 'Targets:'
+	@echo '  all (default)  build tapboot, the static init and guest tests for each arch'
+	@echo '  demo           install missing packages, fetch kernels, boot the examples'
+	@echo '  check          the whole test suite (unit tests and real boots)'
+	@echo '  unit           unit tests only (no QEMU)'
+	@echo '  bench          side-by-side benchmarks (BENCH_QUICK=1 for a short run)'
+	@echo '  fuzz           longer fuzz runs of the parsers'
+	@echo '  deps           install the Debian packages the build and tests need'
+	@echo '  kernels        fetch Debian kernels into $$XDG_CACHE_HOME/tapboot'
+	@echo '  clean          remove $(O)'
+	@echo 'Variables:'
+	@echo '  O=DIR          out-of-tree build directory (default: build)'
+	@echo '  ARCH=, CROSS_COMPILE=  architecture and toolchain for `make init`'
+	@echo '  INIT_ARCHES=   architectures to build inits for (default: those with a compiler)'
+	@echo '  V=1            show commands'
+	@echo '  SANITIZE=address,undefined  build the host tool with sanitizers'
+	@echo "Architectures: $(ALL_ARCHES); inits buildable here: $(INIT_ARCHES)"
+
+tools: $(TAPBOOT)
+inits: $(INITS)
+
+# ---- host tool ----
+$(OUT)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(HOST_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OUT)/obj-san/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC-SAN  $<')
+	$(Q)$(CC) $(HOST_CFLAGS) -DTAPBOOT_HOST_TEST -O1 -g $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBTAPBOOT): $(call host_obj,$(filter-out $(HOST_MAIN),$(HOST_SRCS)) $(LIB_SRCS))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBTAPBOOT_SAN): $(call san_obj,$(filter-out $(HOST_MAIN),$(HOST_SRCS)) $(LIB_SRCS))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBINIT_SAN): $(call san_obj,$(filter-out $(INIT_MAIN),$(INIT_SRCS)))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TAPBOOT): $(call host_obj,$(HOST_MAIN)) $(LIBTAPBOOT)
+	@$(if $(Q),echo '  LINK    $@')
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
+
+# The init's logic on the host, not PID 1, under ASan (gcc refuses -static with ASan).
+$(INIT_HOST): $(call san_obj,$(INIT_MAIN)) $(LIBINIT_SAN) $(LIBTAPBOOT_SAN)
+	@$(if $(Q),echo '  LINK    $@')
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS)
+
+# ---- static init, one per architecture ----
+define init_rules
+$(OUT)/init/$(1)/obj/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo '  CC      [$(1)] $$<')
+	$$(Q)$(call cross_of,$(1))gcc $(BASE_CFLAGS) -Os -g0 -ffunction-sections -fdata-sections \
+		-MMD -MP -c -o $$@ $$<
+
+$(OUT)/init/$(1)/init: $(patsubst %.c,$(OUT)/init/$(1)/obj/%.o,$(INIT_SRCS) $(LIB_SRCS))
+	@$$(if $$(Q),echo '  LINK    [$(1)] $$@')
+	$$(Q)$(call cross_of,$(1))gcc -static -Wl,--gc-sections -s -o $$@ $$^
+
+# Guest test programs: static and dynamic builds of each, plus the shell tests.
+$(OUT)/guest/$(1)/static/%: tests/guest/%.c
+	@mkdir -p $$(dir $$@)
+	$$(Q)$(call cross_of,$(1))gcc -std=gnu11 -O1 -D_GNU_SOURCE -static -o $$@ $$<
+$(OUT)/guest/$(1)/dynamic/%: tests/guest/%.c
+	@mkdir -p $$(dir $$@)
+	$$(Q)$(call cross_of,$(1))gcc -std=gnu11 -O1 -D_GNU_SOURCE -o $$@ $$<
+$(OUT)/guest/$(1)/scripts/%.sh: tests/guest/%.sh
+	@mkdir -p $$(dir $$@)
+	$$(Q)install -m 755 $$< $$@
+guest-$(1): $(patsubst tests/guest/%.c,$(OUT)/guest/$(1)/static/%,$(GUEST_SRCS)) \
+	$(patsubst tests/guest/%.c,$(OUT)/guest/$(1)/dynamic/%,$(GUEST_SRCS)) \
+	$(patsubst tests/guest/%.sh,$(OUT)/guest/$(1)/scripts/%.sh,$(GUEST_SCRIPTS))
+.PHONY: guest-$(1)
+endef
+$(foreach a,$(INIT_ARCHES),$(eval $(call init_rules,$(a))))
+
+guest: $(foreach a,$(INIT_ARCHES),guest-$(a))
+
+# `make init ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-`, the kernel's convention.
+.PHONY: init
+init:
+	$(Q)$(MAKE) --no-print-directory INIT_ARCHES=$(ARCH) $(OUT)/init/$(ARCH)/init \
+		$(if $(CROSS_COMPILE),cross_of=$(CROSS_COMPILE))
+
+# ---- tests ----
+$(OUT)/tests/harness.o: tests/harness.c tests/harness.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests -O1 -g $(SAN_FLAGS) -c -o $@ $<
+
+$(OUT)/tests/unit/%: tests/unit/%.c $(OUT)/tests/harness.o $(LIBINIT_SAN) $(LIBTAPBOOT_SAN)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  TEST-CC $<')
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests -Iinit -Ibuilder -Iqemu -Icli -O1 -g $(SAN_FLAGS) \
+		-DTAPBOOT_HOST_TEST -o $@ $< $(OUT)/tests/harness.o $(LIBINIT_SAN) $(LIBTAPBOOT_SAN) \
+		$(HOST_LIBS)
+
+unit: $(UNIT_BINS) $(INIT_HOST) $(TAPBOOT)
+	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) tests/run.sh $(UNIT_BINS)
+
+deps:
+	$(Q)scripts/install-deps.sh check
+
+kernels:
+	$(Q)for a in $(INIT_ARCHES); do scripts/fetch-kernel.sh $$a >/dev/null || exit 1; done
+
+check:
+	$(Q)scripts/install-deps.sh check
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(INIT_HOST)
+	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh \
+		$(UNIT_BINS) $(sort $(wildcard tests/boot/*.sh))
+
+demo:
+	$(Q)scripts/install-deps.sh demo
+	$(Q)$(MAKE) --no-print-directory all INIT_ARCHES="x86_64 arm64"
+	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) scripts/demo.sh
+
+bench:
+	$(Q)scripts/install-deps.sh all
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) bench/run.sh
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

@@ -1,0 +1,177 @@
+/* error.c: messages in one shape ("prog: problem 'subject': errno text") and dying allocators. */
+#include "error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Set once by main(); a static so every helper can report without a context argument. */
+static const char *prog = "tapboot";
+
+void error_set_prog(const char *p)
+{
+	prog = p;
+}
+
+const char *error_prog(void)
+{
+	return prog;
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap, int errnum)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errnum)
+		fprintf(stderr, "%s: %s%s: %s\n", prog, kind, msg, strerror(errnum));
+	else
+		fprintf(stderr, "%s: %s%s\n", prog, kind, msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap, saved);
+	va_end(ap);
+	errno = saved;
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, 0);
+	va_end(ap);
+}
+
+void warning_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap, saved);
+	va_end(ap);
+	errno = saved;
+}
+
+int error_at(const char *file, unsigned line, const char *fmt, ...)
+{
+	char where[4096 + 32];
+	va_list ap;
+
+	if (line)
+		snprintf(where, sizeof(where), "%s:%u: ", file, line);
+	else
+		snprintf(where, sizeof(where), "%s: ", file);
+	va_start(ap, fmt);
+	vreport(where, fmt, ap, 0);
+	va_end(ap);
+	return -1;
+}
+
+void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0);
+	va_end(ap);
+	exit(status);
+}
+
+void die_errno(int status, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap, saved);
+	va_end(ap);
+	exit(status);
+}
+
+static void *check_alloc(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(EXIT_VM);
+	}
+	return p;
+}
+
+void *xmalloc(size_t size)
+{
+	return check_alloc(malloc(size ? size : 1));
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return check_alloc(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	return check_alloc(realloc(p, size ? size : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return check_alloc(strdup(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	return check_alloc(strndup(s, n));
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	return check_alloc(s);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void xgrow(void *pp, size_t *alloc, size_t need, size_t elem)
+{
+	void **p = pp;
+	size_t n = *alloc;
+
+	if (need <= n)
+		return;
+	n = n ? n : 8;
+	while (n < need)
+		n *= 2;
+	*p = xrealloc(*p, n * elem);
+	*alloc = n;
+}

@@ -1,0 +1,50 @@
+/* error.h: error reporting and allocation wrappers shared by the host tool and the guest init. */
+#ifndef TAPBOOT_ERROR_H
+#define TAPBOOT_ERROR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Exit codes are the interface (README "Exit status"). */
+enum {
+	EXIT_PASS = 0,
+	EXIT_TESTS_FAILED = 1,
+	EXIT_USAGE = 2,
+	EXIT_VM = 3,
+	EXIT_INTERRUPTED = 130,
+};
+
+#define FMT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* The word before the colon in every message ("tapboot", "tapboot-init"); a static so the
+ * helpers need no context argument, set once in main(). */
+void error_set_prog(const char *prog);
+const char *error_prog(void);
+
+/* Print "prog: message" to stderr and return -1, so library code can `return error(...)`. */
+int error(const char *fmt, ...) FMT_PRINTF(1, 2);
+/* The same with ": strerror(errno)" appended; errno is preserved. */
+int error_errno(const char *fmt, ...) FMT_PRINTF(1, 2);
+void warning(const char *fmt, ...) FMT_PRINTF(1, 2);
+void warning_errno(const char *fmt, ...) FMT_PRINTF(1, 2);
+/* Bad input: "prog: FILE:LINE: message"; returns -1. line 0 omits the line. */
+int error_at(const char *file, unsigned line, const char *fmt, ...) FMT_PRINTF(3, 4);
+
+/* Only main() and the x-wrappers end the process. */
+__attribute__((noreturn)) void die(int status, const char *fmt, ...) FMT_PRINTF(2, 3);
+__attribute__((noreturn)) void die_errno(int status, const char *fmt, ...) FMT_PRINTF(2, 3);
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) FMT_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Grow *p (holding *alloc elements of elem bytes) to hold at least need elements. */
+void xgrow(void *pp, size_t *alloc, size_t need, size_t elem);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

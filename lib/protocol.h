@@ -1,0 +1,35 @@
+/* protocol.h: what the guest init and the host agree on (console markers, command line, plan path).
+ *
+ * The init prints TAP 13 on the console. Around it, marker lines the host reads:
+ *   # tapboot: begin nonce=<hex> tests=<n> kernel=<uname -r>
+ *   # tapboot: run <num> <name>          before test <num> starts (what is running now)
+ *   ok <num> <name> [# DIRECTIVE reason] followed by a YAML block with duration_s, exit/signal
+ *   # tapboot: end nonce=<hex> pass=<n> fail=<n> ...
+ * A test's own output is nested 4 spaces deep (KTAP style): its TAP/KTAP lines as they are,
+ * every other line as a "# " diagnostic. A run is complete only when the end line carries the
+ * nonce the host put on the kernel command line. */
+#ifndef TAPBOOT_PROTOCOL_H
+#define TAPBOOT_PROTOCOL_H
+
+#define TAPBOOT_MARK "# tapboot: "
+#define TAPBOOT_MARK_BEGIN "# tapboot: begin "
+#define TAPBOOT_MARK_RUN "# tapboot: run "
+#define TAPBOOT_MARK_END "# tapboot: end "
+
+/* Kernel command-line parameters the init understands. */
+#define TAPBOOT_ARG_NONCE "tapboot.nonce="
+#define TAPBOOT_ARG_FILTER "tapboot.filter=" /* glob on the test name; repeatable */
+#define TAPBOOT_ARG_TIMEOUT "tapboot.timeout=" /* seconds, overrides every test's timeout */
+#define TAPBOOT_ARG_DISRUPTIVE "tapboot.disruptive=" /* 1: run tests flagged disruptive */
+#define TAPBOOT_ARG_SHARD "tapboot.shard=" /* K/N: run tests whose index % N == K */
+#define TAPBOOT_ARG_ONLY "tapboot.only=" /* run only test number N (1-based), repeatable */
+
+/* Where the builder puts things in the image. */
+#define TAPBOOT_PLAN_PATH "/tapboot/plan"
+#define TAPBOOT_TESTS_DIR "/tests"
+#define TAPBOOT_INIT_PATH "/init"
+
+/* Indentation of a test's own output on the console (KUnit uses 4). */
+#define TAPBOOT_NEST_INDENT 4
+
+#endif

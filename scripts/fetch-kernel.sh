@@ -1,0 +1,59 @@
+#!/bin/sh
+# fetch-kernel.sh ARCH: fetches Debian's packaged kernel for ARCH (configs/ARCH.conf) with
+# apt-get download, unpacks it with dpkg -x into $XDG_CACHE_HOME/tapboot/kernels/ARCH/, and prints
+# the kernel image's path. A foreign architecture gets a private apt state (no dpkg changes).
+set -eu
+arch=${1:?usage: fetch-kernel.sh ARCH}
+top=$(cd "$(dirname "$0")/.." && pwd)
+conf="$top/configs/$arch.conf"
+[ -f "$conf" ] || { echo "fetch-kernel: no such architecture '$arch' ($conf)" >&2; exit 2; }
+get() { sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" "$conf"; }
+debarch=$(get debian_arch)
+meta=$(get debian_kernel)
+[ -n "$meta" ] || { echo "fetch-kernel: $conf has no debian_kernel: Debian ships no kernel for $arch; pass --kernel" >&2; exit 2; }
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch
+mkdir -p "$cache"
+if [ -f "$cache/image" ] && [ -f "$(cat "$cache/image")" ]; then
+	cat "$cache/image"
+	exit 0
+fi
+work=$(mktemp -d "$cache/fetch.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+hostarch=$(dpkg --print-architecture)
+aptopts=""
+if [ "$debarch" != "$hostarch" ]; then
+	# A private apt state that knows the foreign architecture: the machine's dpkg is untouched.
+	state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$debarch
+	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+	aptopts="-o APT::Architectures::=$hostarch -o APT::Architectures::=$debarch -o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache -o Dir::State::Status=/var/lib/dpkg/status"
+	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
+		echo "fetch-kernel: apt-get update for $debarch (private state in $state)" >&2
+		# shellcheck disable=SC2086
+		apt-get $aptopts update -q >&2
+		touch "$state/updated"
+	fi
+fi
+# The metapackage depends on the versioned image package; resolve it.
+# shellcheck disable=SC2086
+pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
+if [ -z "$pkg" ]; then
+	apt-get update -q >&2 || true
+	# shellcheck disable=SC2086
+	pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
+fi
+[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch" >&2; exit 1; }
+pkg=${pkg%:*}
+echo "fetch-kernel: downloading $pkg:$debarch" >&2
+# shellcheck disable=SC2086
+(cd "$work" && apt-get $aptopts download -q "$pkg:$debarch" >&2)
+deb=$(ls "$work"/*.deb)
+dest="$cache/$pkg"
+rm -rf "$dest"
+dpkg -x "$deb" "$work/x"
+mv "$work/x" "$dest"
+img=$(ls "$dest"/boot/vmlinu[xz]-* 2>/dev/null | head -1)
+[ -n "$img" ] || { echo "fetch-kernel: no kernel image in $deb" >&2; exit 1; }
+cfg=$(ls "$dest"/boot/config-* 2>/dev/null | head -1 || true)
+[ -n "$cfg" ] && ln -sf "$cfg" "$cache/config"
+echo "$img" >"$cache/image.tmp" && mv "$cache/image.tmp" "$cache/image"
+echo "$img"

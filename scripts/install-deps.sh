@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs the Debian packages tapboot builds, tests and benchmarks with; prints what it installs.
+# Usage: scripts/install-deps.sh [build|check|all]   (default: check)
+set -eu
+
+need_build="gcc make pkg-config libarchive-dev libelf-dev libmd-dev zlib1g-dev"
+need_run="qemu-system-x86 qemu-system-arm cpio libarchive-tools busybox-static xz-utils zstd lz4 gzip"
+need_cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+need_more_cross="gcc-i686-linux-gnu libc6-dev-i386-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-ppc qemu-system-misc"
+need_check="libxml2-utils python3 clang"
+
+what=${1:-check}
+case $what in
+build) pkgs="$need_build" ;;
+demo) pkgs="$need_build $need_run $need_cross" ;;
+check) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check" ;;
+all) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check rsync bc flex bison libssl-dev" ;;
+*) echo "usage: $0 [build|demo|check|all]" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "tapboot: installing Debian packages:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing
