@@ -1,0 +1,142 @@
+/* cmd_build.c: tapboot build: the image `tapboot run` would boot, written to a file. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch_config.h"
+#include "builder.h"
+#include "commands.h"
+#include "error.h"
+
+static const char build_usage[] =
+	"usage: tapboot build [--arch ARCH] -o FILE [options] INPUT...\n"
+	"\n"
+	"Write a newc initramfs holding tapboot's init and the INPUTs: executables (tests),\n"
+	"directories (every executable in one is a test), gen_init_cpio list files and tapboot\n"
+	"manifests (docs/DESIGN.md).\n"
+	"\n"
+	"  --arch ARCH          target architecture (default: this machine's)\n"
+	"  -o, --output FILE    the image to write (nothing is left behind on an error)\n"
+	"  --compress none|gzip|xz|zstd|lz4   (default none)\n"
+	"  --busybox, --no-busybox            add (or never add) a static busybox\n"
+	"  --sysroot DIR        where shared libraries of dynamic tests are found\n"
+	"  --modules DIR        pack a lib/modules/VERSION tree; --module NAME loads one\n"
+	"  --timeout SECONDS    default per-test timeout written into the plan (45)\n"
+	"  --config FILE        the kernel's .config, to warn about a missing CONFIG_RD_*\n";
+
+int cmd_build(int argc, char **argv)
+{
+	enum { OPT_ARCH = 256, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT, OPT_MODULES, OPT_MODULE,
+	       OPT_TIMEOUT, OPT_CONFIG, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "output", required_argument, NULL, 'o' },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "busybox", no_argument, NULL, OPT_BUSYBOX },
+		{ "no-busybox", no_argument, NULL, OPT_NO_BUSYBOX },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "modules", required_argument, NULL, OPT_MODULES },
+		{ "module", required_argument, NULL, OPT_MODULE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *arch = NULL, *out = NULL, *sysroot = NULL;
+	struct builder_opts bo;
+	struct arch_config cfg;
+	struct plan plan;
+	char *cache = NULL;
+	int c, status = EXIT_USAGE;
+
+	builder_opts_init(&bo);
+	arch_config_init(&cfg);
+	plan_init(&plan);
+	bo.default_timeout = PLAN_DEFAULT_TIMEOUT;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ARCH:
+			arch = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_COMPRESS: {
+			int k = builder_compress_from_name(optarg);
+
+			if (k < 0) {
+				error("--compress wants none, gzip, xz, zstd or lz4, got '%s'", optarg);
+				goto out;
+			}
+			bo.compress = (enum builder_compress)k;
+			break;
+		}
+		case OPT_BUSYBOX:
+			bo.busybox = 1;
+			break;
+		case OPT_NO_BUSYBOX:
+			bo.busybox = -1;
+			break;
+		case OPT_SYSROOT:
+			sysroot = optarg;
+			break;
+		case OPT_MODULES:
+			bo.modules_dir = optarg;
+			break;
+		case OPT_MODULE:
+			strlist_push(&bo.load_modules, optarg);
+			break;
+		case OPT_TIMEOUT:
+			if (cli_parse_seconds(optarg, &bo.default_timeout) < 0) {
+				error("--timeout wants whole seconds, got '%s'", optarg);
+				goto out;
+			}
+			break;
+		case OPT_CONFIG:
+			bo.kernel_config = optarg;
+			break;
+		case OPT_HELP:
+		case 'h':
+			fputs(build_usage, stdout);
+			status = 0;
+			goto out;
+		default:
+			fputs("try 'tapboot build --help'\n", stderr);
+			goto out;
+		}
+	}
+	if (!out) {
+		error("build: -o FILE is required (try 'tapboot build --help')");
+		goto out;
+	}
+	if (optind >= argc) {
+		error("build: no inputs given (try 'tapboot build --help')");
+		goto out;
+	}
+	if (!arch)
+#if defined(__aarch64__)
+		arch = "arm64";
+#else
+		arch = "x86_64";
+#endif
+	if (arch_config_load(&cfg, arch_config_dir(), arch) < 0 ||
+	    cli_builder_target(&bo, &cfg, sysroot) < 0)
+		goto out;
+	cache = cli_cache_dir();
+	bo.cache_dir = cache;
+	if (builder_build(&bo, (const char *const *)argv + optind, (size_t)(argc - optind), out,
+			  &plan) < 0)
+		goto out;
+	printf("%s: %zu test%s for %s\n", out, plan.n, plan.n == 1 ? "" : "s", cfg.arch);
+	status = 0;
+out:
+	free((char *)bo.init_path);
+	bo.init_path = NULL;
+	builder_opts_release(&bo);
+	arch_config_release(&cfg);
+	plan_release(&plan);
+	free(cache);
+	return status;
+}

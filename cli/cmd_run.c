@@ -1,0 +1,1094 @@
+/* cmd_run.c: tapboot run: build the image, boot it, read the console, write the results. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch_config.h"
+#include "builder.h"
+#include "commands.h"
+#include "error.h"
+#include "kernel_image.h"
+#include "launch.h"
+#include "protocol.h"
+#include "qemu_argv.h"
+#include "report.h"
+#include "strbuf.h"
+#include "tap_parser.h"
+
+enum accel_mode { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
+
+struct run_opts {
+	const char *kernel;
+	const char *arch;
+	const char *out_dir;
+	const char *cpu, *machine, *qemu, *append, *sysroot, *modules_dir, *config;
+	unsigned timeout_s;
+	bool timeout_given;
+	bool force, disruptive, quiet;
+	enum accel_mode accel;
+	int busybox;
+	enum builder_compress compress;
+	unsigned memory_mb, smp;
+	unsigned idle_s, boot_s;
+	struct strlist filters, load_modules;
+	char **tests;
+	size_t ntests;
+};
+
+/* Everything one run owns; released in run_release(). */
+struct run {
+	struct run_opts o;
+	struct arch_config cfg;
+	char *kernel_image; /* the image file (resolved from a build directory) */
+	char *kernel_config; /* the kernel's .config when known */
+	char *boot_kernel; /* what QEMU boots (maybe the extracted vmlinux) */
+	bool bzimage;
+	char *dir; /* results directory */
+	char *initrd;
+	char nonce[33];
+	struct plan plan;
+	struct tap_parser *parser;
+	FILE *console; /* console.log */
+	FILE *test_log; /* tests/<name>.log of the running test */
+	unsigned test_log_num;
+	bool begun, tty;
+	double start;
+	char *accel_note;
+	enum qemu_accel accel;
+	struct strlist argv;
+};
+
+static const char run_usage[] =
+	"usage: tapboot run --kernel IMAGE|DIR [options] TEST...\n"
+	"\n"
+	"Boot IMAGE (or the image in kernel build directory DIR) in QEMU with an initramfs\n"
+	"holding the TESTs and tapboot's init, and report each test's result.\n"
+	"\n"
+	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory\n"
+	"  --arch ARCH          guest architecture (default: read from the kernel image)\n"
+	"  -o, --output DIR     results directory (default: a new one under ./tapboot-out/)\n"
+	"  --force              write into an existing non-empty -o DIR\n"
+	"  --timeout SECONDS    per-test timeout (default 45, kselftest's; 0: none)\n"
+	"  --filter GLOB        run only tests whose name matches (repeatable)\n"
+	"  --disruptive         also run tests flagged disruptive\n"
+	"  --accel auto|kvm|tcg accelerator (default auto: KVM only when it works here)\n"
+	"  --cpu MODEL, --machine M, --memory MB, --smp N, --qemu BINARY\n"
+	"  --append ARGS        extra kernel command line\n"
+	"  --config FILE        the kernel's .config (default: DIR/.config or config-* beside IMAGE)\n"
+	"  --compress none|gzip|xz|zstd|lz4   initramfs compression (default none: fastest boot)\n"
+	"  --busybox, --no-busybox            add (or never add) a static busybox\n"
+	"  --sysroot DIR        where shared libraries of dynamic tests are found\n"
+	"  --modules DIR        pack a lib/modules/VERSION tree; --module NAME loads one\n"
+	"  --idle-timeout S     stop when the console is silent this long (default: longest\n"
+	"                       test timeout + 60)\n"
+	"  -q, --quiet          no live progress on stderr\n"
+	"\n"
+	"Exit status: 0 all tests passed or skipped, 1 a test failed or timed out, 2 bad usage or\n"
+	"input, 3 the boot or the VM failed (panic, hang, QEMU error), 130 interrupted.\n"
+	"Results: console.log, results.tap, results.json, junit.xml, kcidb.json, tests/NAME.log,\n"
+	"reproduce.sh in the results directory.\n";
+
+static int parse_opts(struct run_opts *o, int argc, char **argv)
+{
+	enum {
+		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
+		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT,
+		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP,
+	};
+	static const struct option longopts[] = {
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "arch", required_argument, NULL, OPT_ARCH },
+		{ "output", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "machine", required_argument, NULL, OPT_MACHINE },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "smp", required_argument, NULL, OPT_SMP },
+		{ "qemu", required_argument, NULL, OPT_QEMU },
+		{ "append", required_argument, NULL, OPT_APPEND },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "busybox", no_argument, NULL, OPT_BUSYBOX },
+		{ "no-busybox", no_argument, NULL, OPT_NO_BUSYBOX },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "modules", required_argument, NULL, OPT_MODULES },
+		{ "module", required_argument, NULL, OPT_MODULE },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "disruptive", no_argument, NULL, OPT_DISRUPTIVE },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->timeout_s = PLAN_DEFAULT_TIMEOUT;
+	o->busybox = 0;
+	o->compress = BUILDER_COMPRESS_NONE;
+	o->boot_s = 120;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+		unsigned v;
+
+		switch (c) {
+		case OPT_KERNEL:
+			o->kernel = optarg;
+			break;
+		case OPT_ARCH:
+			o->arch = optarg;
+			break;
+		case 'o':
+			o->out_dir = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (cli_parse_seconds(optarg, &o->timeout_s) < 0)
+				return error("--timeout wants whole seconds, got '%s'", optarg);
+			o->timeout_given = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_ACCEL:
+			if (!strcmp(optarg, "auto"))
+				o->accel = ACCEL_AUTO;
+			else if (!strcmp(optarg, "kvm"))
+				o->accel = ACCEL_KVM;
+			else if (!strcmp(optarg, "tcg"))
+				o->accel = ACCEL_TCG;
+			else
+				return error("--accel wants auto, kvm or tcg, got '%s'", optarg);
+			break;
+		case OPT_CPU:
+			o->cpu = optarg;
+			break;
+		case OPT_MACHINE:
+			o->machine = optarg;
+			break;
+		case OPT_MEMORY:
+			if (cli_parse_seconds(optarg, &v) < 0 || v < 64)
+				return error("--memory wants MiB (at least 64), got '%s'", optarg);
+			o->memory_mb = v;
+			break;
+		case OPT_SMP:
+			if (cli_parse_seconds(optarg, &v) < 0 || v < 1 || v > 64)
+				return error("--smp wants 1 to 64, got '%s'", optarg);
+			o->smp = v;
+			break;
+		case OPT_QEMU:
+			o->qemu = optarg;
+			break;
+		case OPT_APPEND:
+			o->append = optarg;
+			break;
+		case OPT_CONFIG:
+			o->config = optarg;
+			break;
+		case OPT_COMPRESS: {
+			int k = builder_compress_from_name(optarg);
+
+			if (k < 0)
+				return error("--compress wants none, gzip, xz, zstd or lz4, got '%s'",
+					     optarg);
+			o->compress = (enum builder_compress)k;
+			break;
+		}
+		case OPT_BUSYBOX:
+			o->busybox = 1;
+			break;
+		case OPT_NO_BUSYBOX:
+			o->busybox = -1;
+			break;
+		case OPT_SYSROOT:
+			o->sysroot = optarg;
+			break;
+		case OPT_MODULES:
+			o->modules_dir = optarg;
+			break;
+		case OPT_MODULE:
+			strlist_push(&o->load_modules, optarg);
+			break;
+		case OPT_FILTER:
+			if (strpbrk(optarg, " \t\n"))
+				return error("--filter '%s': a glob without spaces, please", optarg);
+			strlist_push(&o->filters, optarg);
+			break;
+		case OPT_DISRUPTIVE:
+			o->disruptive = true;
+			break;
+		case OPT_IDLE:
+			if (cli_parse_seconds(optarg, &o->idle_s) < 0)
+				return error("--idle-timeout wants whole seconds, got '%s'", optarg);
+			break;
+		case OPT_BOOT:
+			if (cli_parse_seconds(optarg, &o->boot_s) < 0)
+				return error("--boot-timeout wants whole seconds, got '%s'", optarg);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_HELP:
+		case 'h':
+			fputs(run_usage, stdout);
+			exit(0);
+		default:
+			fputs("try 'tapboot run --help'\n", stderr);
+			return -1;
+		}
+	}
+	if (!o->kernel)
+		return error("run: --kernel IMAGE is required (try 'tapboot run --help')");
+	if (optind >= argc)
+		return error("run: no tests given (try 'tapboot run --help')");
+	o->tests = argv + optind;
+	o->ntests = (size_t)(argc - optind);
+	return 0;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A Debian kernel unpacked with dpkg -x has boot/config-VERSION beside boot/vmlinuz-VERSION. */
+static char *config_beside(const char *image)
+{
+	const char *slash = strrchr(image, '/');
+	const char *base = slash ? slash + 1 : image;
+	const char *dash = strchr(base, '-');
+	char *path;
+
+	if (!dash || (strncmp(base, "vmlinuz-", 8) && strncmp(base, "vmlinux-", 8)))
+		return NULL;
+	path = xasprintf("%.*sconfig%s", (int)(base - image), image, dash);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* --kernel: a file, or a build directory whose .config says the arch (never the source
+ * tree's .config: the O= directory is what was built). */
+static int resolve_kernel(struct run *r)
+{
+	const char *k = r->o.kernel;
+	const char *configs = arch_config_dir();
+	struct kernel_image img;
+	char *arch = NULL;
+	int ret = -1;
+
+	if (is_dir(k)) {
+		char *dotconfig = xasprintf("%s/.config", k);
+
+		if (access(dotconfig, R_OK) < 0) {
+			error_errno("kernel build directory '%s' has no readable .config", k);
+			free(dotconfig);
+			return -1;
+		}
+		r->kernel_config = dotconfig;
+		arch = r->o.arch ? xstrdup(r->o.arch) : arch_config_find_kconfig(configs, dotconfig);
+		if (!arch)
+			return error("'%s' names no architecture tapboot knows (%s): pass --arch",
+				     dotconfig, "no CONFIG_X86_64, CONFIG_ARM64, ... set");
+		if (arch_config_load(&r->cfg, configs, arch) < 0)
+			goto out;
+		for (size_t i = 0; i < r->cfg.image_paths.n; i++) {
+			char *p = xasprintf("%s/%s", k, r->cfg.image_paths.v[i]);
+
+			if (access(p, R_OK) == 0) {
+				r->kernel_image = p;
+				break;
+			}
+			free(p);
+		}
+		if (!r->kernel_image) {
+			error("no kernel image in build directory '%s' (looked for %s/{%s%s}): "
+			      "build it first",
+			      k, k, r->cfg.image_paths.n ? r->cfg.image_paths.v[0] : "",
+			      r->cfg.image_paths.n > 1 ? ",..." : "");
+			goto out;
+		}
+	} else {
+		if (access(k, R_OK) < 0) {
+			error_errno("cannot read kernel '%s'", k);
+			return -1;
+		}
+		r->kernel_image = xstrdup(k);
+	}
+	if (kernel_image_probe(r->kernel_image, &img) < 0)
+		goto out;
+	if (!arch) {
+		if (r->o.arch)
+			arch = xstrdup(r->o.arch);
+		else if (img.arch)
+			arch = xstrdup(img.arch);
+		else {
+			error("cannot tell the architecture of kernel '%s' (%s): pass --arch",
+			      r->kernel_image, kernel_format_name(img.format));
+			goto out;
+		}
+		if (arch_config_load(&r->cfg, configs, arch) < 0)
+			goto out;
+	}
+	if (img.arch && strcmp(img.arch, r->cfg.arch)) {
+		error("kernel '%s' is %s (%s), not %s", r->kernel_image, img.arch,
+		      kernel_format_name(img.format), r->cfg.arch);
+		goto out;
+	}
+	if (img.format == KERNEL_UNKNOWN)
+		warning("'%s' is no kernel image format tapboot knows; booting it anyway",
+			r->kernel_image);
+	if (r->o.config) {
+		free(r->kernel_config);
+		if (access(r->o.config, R_OK) < 0) {
+			error_errno("cannot read kernel config '%s'", r->o.config);
+			goto out;
+		}
+		r->kernel_config = xstrdup(r->o.config);
+	} else if (!r->kernel_config) {
+		r->kernel_config = config_beside(r->kernel_image);
+	}
+	r->bzimage = img.format == KERNEL_BZIMAGE;
+	ret = 0;
+out:
+	free(arch);
+	return ret;
+}
+
+/* x86: a bzImage decompresses itself for about 4 s under TCG (FACTS.md); when its vmlinux has
+ * a PVH entry, decompress it once on the host (cached by the image's hash) and boot that. */
+static void choose_boot_image(struct run *r)
+{
+	char *cache, *vmlinux = NULL;
+	struct kernel_image img;
+
+	r->boot_kernel = xstrdup(r->kernel_image);
+	if (!r->bzimage || !r->cfg.pvh)
+		return;
+	cache = cli_cache_dir();
+	if (kernel_image_extract_vmlinux(r->kernel_image, cache, &vmlinux, false) == 0 &&
+	    kernel_image_probe(vmlinux, &img) == 0 && img.has_pvh) {
+		free(r->boot_kernel);
+		r->boot_kernel = vmlinux;
+		r->bzimage = false;
+	} else {
+		free(vmlinux);
+	}
+	free(cache);
+}
+
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return true;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+static int make_results_dir(struct run *r)
+{
+	if (r->o.out_dir) {
+		if (mkdir(r->o.out_dir, 0755) < 0) {
+			if (errno != EEXIST || !is_dir(r->o.out_dir))
+				return error_errno("cannot create results directory '%s'",
+						   r->o.out_dir);
+			if (!dir_is_empty(r->o.out_dir) && !r->o.force)
+				return error("results directory '%s' is not empty: pass --force "
+					     "to write into it, or choose another -o",
+					     r->o.out_dir);
+		}
+		r->dir = xstrdup(r->o.out_dir);
+	} else {
+		char stamp[32];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		if (mkdir("tapboot-out", 0755) < 0 && errno != EEXIST)
+			return error_errno("cannot create 'tapboot-out'");
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		r->dir = xasprintf("tapboot-out/%s-%s-XXXXXX", stamp, r->cfg.arch);
+		if (!mkdtemp(r->dir))
+			return error_errno("cannot create a results directory under 'tapboot-out'");
+	}
+	{
+		char *t = xasprintf("%s/tests", r->dir);
+
+		if (mkdir(t, 0755) < 0 && errno != EEXIST) {
+			error_errno("cannot create '%s'", t);
+			free(t);
+			return -1;
+		}
+		free(t);
+	}
+	return 0;
+}
+
+static void make_nonce(char out[33])
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		/* getrandom cannot fail for 16 bytes once the pool is ready; fall back anyway */
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(rand() ^ getpid() ^ time(NULL));
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/* A test name as a file under tests/: its slashes become directories; nothing escapes. */
+static FILE *open_test_log(struct run *r, const char *name)
+{
+	struct strbuf path = STRBUF_INIT;
+	FILE *fp;
+
+	strbuf_addf(&path, "%s/tests/", r->dir);
+	for (const char *s = name; *s; s++) {
+		if (*s == '/') {
+			if (path.buf[path.len - 1] != '/')
+				mkdir(path.buf, 0755);
+			strbuf_addch(&path, '/');
+		} else if (*s == '.' && (s == name || s[-1] == '/') && s[1] == '.') {
+			strbuf_addch(&path, '_');
+		} else {
+			strbuf_addch(&path, *s);
+		}
+	}
+	strbuf_addstr(&path, ".log");
+	fp = fopen(path.buf, "w");
+	if (!fp)
+		warning_errno("cannot write '%s'", path.buf);
+	strbuf_release(&path);
+	return fp;
+}
+
+static void on_begin(void *ctx, const char *nonce, unsigned ntests)
+{
+	struct run *r = ctx;
+
+	(void)ntests;
+	if (nonce && !strcmp(nonce, r->nonce))
+		r->begun = true;
+}
+
+static void on_run(void *ctx, unsigned num, const char *name)
+{
+	struct run *r = ctx;
+
+	if (r->test_log)
+		fclose(r->test_log);
+	r->test_log = open_test_log(r, name);
+	r->test_log_num = num;
+	if (r->tty && !r->o.quiet) {
+		fprintf(stderr, "\r\033[K  running  %s", name);
+		fflush(stderr);
+	}
+}
+
+static void on_line(void *ctx, unsigned test_num, bool kernel_line, const char *line, size_t len)
+{
+	struct run *r = ctx;
+
+	(void)kernel_line;
+	if (r->test_log && test_num && test_num == r->test_log_num) {
+		fwrite(line, 1, len, r->test_log);
+		fputc('\n', r->test_log);
+	}
+}
+
+static void on_result(void *ctx, const struct tap_test *t)
+{
+	struct run *r = ctx;
+
+	if (r->test_log) {
+		fclose(r->test_log);
+		r->test_log = NULL;
+	}
+	if (r->o.quiet)
+		return;
+	fprintf(stderr, "%s  %-7s %7.2fs  %s%s%s\n", r->tty ? "\r\033[K" : "",
+		verdict_name(t->verdict), t->duration_s < 0 ? 0.0 : t->duration_s, t->name,
+		t->reason && *t->reason ? "  # " : "", t->reason ? t->reason : "");
+}
+
+struct console_ctx {
+	struct run *r;
+	bool crashed, ended;
+};
+
+static void on_crash(void *ctx, const char *line)
+{
+	struct run *r = ctx;
+
+	if (!r->o.quiet)
+		fprintf(stderr, "%skernel: %s\n", r->tty ? "\r\033[K" : "", line);
+}
+
+static void on_end(void *ctx)
+{
+	(void)ctx;
+}
+
+static enum watch_action console_data(void *ctx, const char *buf, size_t len)
+{
+	struct run *r = ctx;
+	const struct tap_summary *s;
+
+	fwrite(buf, 1, len, r->console);
+	tap_parser_feed(r->parser, buf, len);
+	s = tap_parser_summary(r->parser);
+	if (s->complete)
+		return WATCH_FINISH;
+	if (s->crashed)
+		return WATCH_CRASH;
+	return WATCH_CONTINUE;
+}
+
+/* The deadline: every test's timeout plus a boot allowance and a margin per test for the
+ * init's bookkeeping; the idle limit: the longest test timeout plus a minute, since a test
+ * may be silent for all of its time. A timeout of 0 (none) lifts both. */
+static void limits(const struct run *r, double *idle, double *deadline)
+{
+	unsigned max = 0;
+	double sum = 0;
+	bool unlimited = false;
+
+	for (size_t i = 0; i < r->plan.n; i++) {
+		unsigned t = r->o.timeout_given ? r->o.timeout_s : r->plan.tests[i].timeout_s;
+
+		if (t == 0)
+			unlimited = true;
+		if (t > max)
+			max = t;
+		sum += t + 10;
+	}
+	*idle = r->o.idle_s ? r->o.idle_s : unlimited ? 0 : max + 60.0;
+	*deadline = unlimited ? 0 : sum + r->o.boot_s;
+}
+
+static char *kernel_extra_args(struct run *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, TAPBOOT_ARG_NONCE "%s", r->nonce);
+	if (r->o.timeout_given)
+		strbuf_addf(&sb, " " TAPBOOT_ARG_TIMEOUT "%u", r->o.timeout_s);
+	for (size_t i = 0; i < r->o.filters.n; i++)
+		strbuf_addf(&sb, " " TAPBOOT_ARG_FILTER "%s", r->o.filters.v[i]);
+	if (r->o.disruptive)
+		strbuf_addstr(&sb, " " TAPBOOT_ARG_DISRUPTIVE "1");
+	if (r->o.append)
+		strbuf_addf(&sb, " %s", r->o.append);
+	return strbuf_detach(&sb);
+}
+
+static const char *host_arch(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__aarch64__)
+	return "arm64";
+#else
+	return "";
+#endif
+}
+
+static char *kvm_cache_key(const struct run *r)
+{
+	struct utsname u;
+
+	uname(&u);
+	return xasprintf("%s %s %s", u.release, r->cfg.qemu, r->cfg.arch);
+}
+
+static char *kvm_cache_file(void)
+{
+	char *dir = cli_cache_dir(), *f = xasprintf("%s/kvm-broken", dir);
+
+	free(dir);
+	return f;
+}
+
+static bool kvm_known_broken(const struct run *r)
+{
+	char *f = kvm_cache_file(), *key = kvm_cache_key(r), line[512];
+	FILE *fp = fopen(f, "r");
+	bool broken = false;
+
+	if (fp) {
+		while (fgets(line, sizeof(line), fp)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!strcmp(line, key))
+				broken = true;
+		}
+		fclose(fp);
+	}
+	free(f);
+	free(key);
+	return broken;
+}
+
+static void kvm_remember_broken(const struct run *r)
+{
+	char *f = kvm_cache_file(), *key = kvm_cache_key(r);
+	FILE *fp = fopen(f, "a");
+
+	if (fp) {
+		fprintf(fp, "%s\n", key);
+		fclose(fp);
+	}
+	free(f);
+	free(key);
+}
+
+/* auto: KVM only when the guest matches the host, /dev/kvm opens, and it was not seen broken
+ * here before; the boot itself is the final probe (see boot()). */
+static bool want_kvm(struct run *r)
+{
+	int fd;
+
+	if (r->o.accel == ACCEL_TCG) {
+		r->accel_note = xstrdup("tcg (--accel tcg)");
+		return false;
+	}
+	if (r->o.accel == ACCEL_KVM) {
+		r->accel_note = xstrdup("kvm (--accel kvm)");
+		return true;
+	}
+	if (strcmp(r->cfg.arch, host_arch())) {
+		r->accel_note = xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, host_arch());
+		return false;
+	}
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		r->accel_note = xasprintf("tcg (/dev/kvm: %s)", strerror(errno));
+		return false;
+	}
+	close(fd);
+	if (kvm_known_broken(r)) {
+		char *f = kvm_cache_file();
+
+		r->accel_note = xasprintf("tcg (KVM failed to boot a guest here before, noted in "
+					  "%s; --accel kvm tries again)",
+					  f);
+		free(f);
+		return false;
+	}
+	r->accel_note = xstrdup("kvm (auto)");
+	return true;
+}
+
+static int open_console_log(struct run *r)
+{
+	char *path = xasprintf("%s/console.log", r->dir);
+
+	if (r->console)
+		fclose(r->console);
+	r->console = fopen(path, "w");
+	if (!r->console)
+		error_errno("cannot create '%s'", path);
+	free(path);
+	return r->console ? 0 : -1;
+}
+
+static void new_parser(struct run *r)
+{
+	struct tap_parser_events ev = {
+		.ctx = r,
+		.on_begin = on_begin,
+		.on_run = on_run,
+		.on_result = on_result,
+		.on_line = on_line,
+		.on_crash = on_crash,
+		.on_end = on_end,
+	};
+	const char **names = xcalloc(r->plan.n + 1, sizeof(*names));
+
+	if (r->parser)
+		tap_parser_free(r->parser);
+	r->parser = tap_parser_new(r->nonce, &ev);
+	for (size_t i = 0; i < r->plan.n; i++)
+		names[i] = r->plan.tests[i].name;
+	/* With --filter the init runs a subset: the host cannot name the missing ones. */
+	if (!r->o.filters.n)
+		tap_parser_expect(r->parser, names, r->plan.n);
+	free(names);
+}
+
+/* One QEMU process from start to end. Returns the watch result; *qemu_err gets QEMU's stderr. */
+static enum watch_result boot_once(struct run *r, int sigfd, bool probe_kvm, char **qemu_err,
+				   int *qemu_status, int *signo)
+{
+	struct qemu_boot b = {
+		.cfg = &r->cfg,
+		.kernel = r->boot_kernel,
+		.bzimage = r->bzimage,
+		.initrd = r->initrd,
+		.accel = r->accel,
+		.cpu = r->o.cpu,
+		.machine = r->o.machine,
+		.memory_mb = r->o.memory_mb,
+		.smp = r->o.smp,
+	};
+	char *extra = kernel_extra_args(r);
+	char *cmdline = qemu_kernel_cmdline(&r->cfg, extra);
+	struct qemu_proc p;
+	struct watch_opts w = { .signal_fd = sigfd, .on_console = console_data, .ctx = r };
+	enum watch_result res;
+
+	b.cmdline = cmdline;
+	strlist_release(&r->argv);
+	qemu_argv_build(&b, &r->argv);
+	free(extra);
+	free(cmdline);
+	limits(r, &w.idle_s, &w.deadline_s);
+	/* KVM boots to the init in about a second where it works; 15 s covers a loaded host. */
+	if (probe_kvm)
+		w.first_line_s = 15;
+	if (qemu_spawn(&p, &r->argv, qemu_package_hint(&r->cfg)) < 0) {
+		*qemu_err = NULL;
+		*qemu_status = -1;
+		return WATCH_EXITED;
+	}
+	res = qemu_watch(&p, &w);
+	*signo = w.signo;
+	*qemu_status = p.exited ? p.status : -1;
+	*qemu_err = xstrdup(p.err.buf ? p.err.buf : "");
+	qemu_proc_release(&p);
+	return res;
+}
+
+static const char *last_line(const char *s)
+{
+	static char buf[512];
+	const char *end = s + strlen(s), *start;
+
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(end - start), start);
+	return buf;
+}
+
+static void write_reproduce(struct run *r, const char *cmd_line)
+{
+	char *path = xasprintf("%s/reproduce.sh", r->dir), *tmp = xasprintf("%s.tmp", path);
+	char khash[65] = "", ihash[65] = "", qver[256] = "unknown";
+	char *qcmd = qemu_argv_shell(&r->argv);
+	char *vcmd = xasprintf("%s --version 2>/dev/null", r->cfg.qemu);
+	FILE *fp, *pp;
+
+	if (file_sha256(r->kernel_image, khash) < 0)
+		strcpy(khash, "unreadable");
+	if (file_sha256(r->initrd, ihash) < 0)
+		strcpy(ihash, "unreadable");
+	pp = popen(vcmd, "r");
+	if (pp) {
+		if (fgets(qver, sizeof(qver), pp))
+			qver[strcspn(qver, "\n")] = '\0';
+		pclose(pp);
+	}
+	fp = fopen(tmp, "w");
+	if (!fp) {
+		warning_errno("cannot write '%s'", tmp);
+		goto out;
+	}
+	fprintf(fp,
+		"#!/bin/sh\n"
+		"# reproduce.sh: boots this run again with the same kernel, initramfs and QEMU "
+		"command line.\n"
+		"# tapboot %s; %s\n"
+		"# kernel    %s\n#   sha256  %s\n"
+		"# initramfs %s\n#   sha256  %s\n"
+		"# boot image %s\n"
+		"# accel: %s\n"
+		"# the tapboot command was:\n#   %s\n"
+		"# (a rerun with tapboot itself rebuilds the image and picks a new nonce)\n"
+		"exec %s\n",
+		TAPBOOT_VERSION, qver, r->kernel_image, khash, r->initrd, ihash, r->boot_kernel,
+		r->accel_note ? r->accel_note : "", cmd_line, qcmd);
+	if (fclose(fp) != 0 || chmod(tmp, 0755) < 0 || rename(tmp, path) < 0)
+		warning_errno("cannot write '%s'", path);
+out:
+	free(vcmd);
+	free(qcmd);
+	free(tmp);
+	free(path);
+}
+
+static char *abs_path(const char *p)
+{
+	char *r = realpath(p, NULL);
+
+	return r ? r : xstrdup(p);
+}
+
+static void run_release(struct run *r)
+{
+	if (r->parser)
+		tap_parser_free(r->parser);
+	if (r->console)
+		fclose(r->console);
+	if (r->test_log)
+		fclose(r->test_log);
+	arch_config_release(&r->cfg);
+	plan_release(&r->plan);
+	strlist_release(&r->argv);
+	strlist_release(&r->o.filters);
+	strlist_release(&r->o.load_modules);
+	free(r->kernel_image);
+	free(r->kernel_config);
+	free(r->boot_kernel);
+	free(r->dir);
+	free(r->initrd);
+	free(r->accel_note);
+}
+
+static int build_image(struct run *r)
+{
+	struct builder_opts bo;
+	char *cache = cli_cache_dir();
+	int ret;
+
+	builder_opts_init(&bo);
+	if (cli_builder_target(&bo, &r->cfg, r->o.sysroot) < 0) {
+		builder_opts_release(&bo);
+		free(cache);
+		return -1;
+	}
+	bo.compress = r->o.compress;
+	bo.busybox = r->o.busybox;
+	bo.modules_dir = r->o.modules_dir;
+	for (size_t i = 0; i < r->o.load_modules.n; i++)
+		strlist_push(&bo.load_modules, r->o.load_modules.v[i]);
+	bo.default_timeout = r->o.timeout_s;
+	bo.cache_dir = cache;
+	bo.kernel_config = r->kernel_config;
+	bo.quiet = r->o.quiet;
+	r->initrd = xasprintf("%s/initramfs.cpio", r->dir);
+	ret = builder_build(&bo, (const char *const *)r->o.tests, r->o.ntests, r->initrd, &r->plan);
+	free((char *)bo.init_path);
+	bo.init_path = NULL;
+	builder_opts_release(&bo);
+	free(cache);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run r;
+	sigset_t mask;
+	int sigfd = -1, status = EXIT_VM, qemu_status = -1, signo = 0;
+	enum watch_result res = WATCH_EXITED;
+	char *qemu_err = NULL, *error_msg = NULL, *cmd_line;
+	struct strbuf cl = STRBUF_INIT;
+
+	memset(&r, 0, sizeof(r));
+	strlist_init(&r.o.filters);
+	strlist_init(&r.o.load_modules);
+	arch_config_init(&r.cfg);
+	plan_init(&r.plan);
+	strlist_init(&r.argv);
+	r.start = now_s();
+	r.tty = isatty(2);
+
+	strbuf_addstr(&cl, "tapboot");
+	for (int i = 0; i < argc; i++)
+		strbuf_addf(&cl, " %s", argv[i]);
+	cmd_line = strbuf_detach(&cl);
+
+	/* Signals are taken through a signalfd from here on, so an interrupt always ends in the
+	 * same place: QEMU stopped, partial results written, exit 130. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (parse_opts(&r.o, argc, argv) < 0 || resolve_kernel(&r) < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (r.o.qemu) {
+		free(r.cfg.qemu);
+		r.cfg.qemu = xstrdup(r.o.qemu);
+	}
+	if (make_results_dir(&r) < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (build_image(&r) < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	{
+		char *a = abs_path(r.initrd);
+
+		free(r.initrd);
+		r.initrd = a;
+	}
+	choose_boot_image(&r);
+	make_nonce(r.nonce);
+	if (!r.o.quiet)
+		fprintf(stderr, "tapboot: %s kernel %s, %zu test%s, results in %s/\n", r.cfg.arch,
+			r.kernel_image, r.plan.n, r.plan.n == 1 ? "" : "s", r.dir);
+
+	{
+		bool kvm = want_kvm(&r);
+
+		for (int attempt = 0; attempt < 2; attempt++) {
+			if (open_console_log(&r) < 0) {
+				status = EXIT_USAGE;
+				goto out;
+			}
+			new_parser(&r);
+			r.accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+			free(qemu_err);
+			qemu_err = NULL;
+			res = boot_once(&r, sigfd, kvm && r.o.accel == ACCEL_AUTO, &qemu_err,
+					&qemu_status, &signo);
+			if (kvm && r.o.accel == ACCEL_AUTO && !r.begun &&
+			    res != WATCH_INTERRUPTED) {
+				/* KVM opened but did not boot a guest to the init. */
+				char *why = xasprintf("tcg (KVM did not reach the init: %s%s%s)",
+						      res == WATCH_NO_FIRST_LINE ?
+							      "no output within 15 s" :
+							      "QEMU exited",
+						      qemu_err && *qemu_err ? "; QEMU said: " : "",
+						      qemu_err && *qemu_err ? last_line(qemu_err) : "");
+				free(r.accel_note);
+				r.accel_note = why;
+				kvm_remember_broken(&r);
+				kvm = false;
+				continue;
+			}
+			break;
+		}
+	}
+	if (!r.o.quiet)
+		fprintf(stderr, "%saccelerator: %s\n", r.tty ? "\r\033[K" : "", r.accel_note);
+
+	{
+		const struct tap_summary *s;
+		struct report_run rep = { 0 };
+		char *cut = NULL;
+		char *p;
+
+		switch (res) {
+		case WATCH_IDLE:
+		case WATCH_DEADLINE: {
+			double idle, deadline;
+
+			limits(&r, &idle, &deadline);
+			cut = res == WATCH_IDLE ?
+				      xasprintf("no console output for %.0f s: the guest hangs", idle) :
+				      xasprintf("the run passed its deadline of %.0f s", deadline);
+			break;
+		}
+		case WATCH_INTERRUPTED:
+			cut = xasprintf("interrupted by %s", strsignal(signo));
+			break;
+		case WATCH_NO_FIRST_LINE:
+			cut = xstrdup("no console output from the guest");
+			break;
+		default:
+			break;
+		}
+		tap_parser_finish(r.parser, cut);
+		s = tap_parser_summary(r.parser);
+		if (!s->complete) {
+			if (s->crashed && s->crash_line)
+				error_msg = xasprintf("kernel crashed: %s", s->crash_line);
+			else if (cut)
+				error_msg = xstrdup(cut);
+			else if (qemu_status == -1 && !r.begun && !qemu_err)
+				error_msg = xasprintf("QEMU could not be started ('%s')", r.cfg.qemu);
+			else if (!r.begun)
+				error_msg = xasprintf(
+					"the guest never reached tapboot's init (QEMU %s%s%s)",
+					qemu_status > 0 ? "exited with an error" : "exited",
+					qemu_err && *qemu_err ? ": " : "",
+					qemu_err && *qemu_err ? last_line(qemu_err) : "");
+			else
+				error_msg = xstrdup("the guest stopped before the end of the run "
+						    "(no end marker with this run's nonce)");
+		}
+		free(cut);
+		rep.arch = r.cfg.arch;
+		rep.kernel = r.kernel_image;
+		rep.kernel_release = s->kernel;
+		rep.accel = r.accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
+		rep.suite = "tapboot";
+		rep.complete = s->complete;
+		rep.error = error_msg;
+		rep.wall_s = now_s() - r.start;
+		rep.tests = tap_parser_tests(r.parser, &rep.ntests);
+		rep.summary = s;
+		fflush(r.console);
+		p = xasprintf("%s/results.json", r.dir);
+		report_json_write(p, &rep);
+		free(p);
+		p = xasprintf("%s/results.tap", r.dir);
+		report_tap_write(p, &rep);
+		free(p);
+		p = xasprintf("%s/junit.xml", r.dir);
+		report_junit_write(p, &rep);
+		free(p);
+		p = xasprintf("%s/kcidb.json", r.dir);
+		report_kcidb_write(p, &rep);
+		free(p);
+		if (qemu_err && *qemu_err) {
+			p = xasprintf("%s/qemu.log", r.dir);
+			FILE *fp = fopen(p, "w");
+
+			if (fp) {
+				fputs(qemu_err, fp);
+				fclose(fp);
+			}
+			free(p);
+		}
+		write_reproduce(&r, cmd_line);
+		if (r.tty && !r.o.quiet)
+			fputs("\r\033[K", stderr);
+		report_summary_fprint(stdout, &rep);
+		if (error_msg)
+			error("%s", error_msg);
+		printf("results: %s/\n", r.dir);
+		status = res == WATCH_INTERRUPTED ? EXIT_INTERRUPTED : report_exit_status(&rep);
+	}
+out:
+	if (sigfd >= 0)
+		close(sigfd);
+	free(qemu_err);
+	free(error_msg);
+	free(cmd_line);
+	run_release(&r);
+	return status;
+}

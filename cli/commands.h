@@ -1,0 +1,21 @@
+/* commands.h: the subcommands of tapboot and what they share. */
+#ifndef TAPBOOT_COMMANDS_H
+#define TAPBOOT_COMMANDS_H
+
+#include "arch_config.h"
+#include "builder.h"
+
+int cmd_run(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+
+/* The static init for arch: $TAPBOOT_INIT_DIR/<arch>/init, else the build tree's. Caller frees.
+ * NULL after a message saying how to build it. */
+char *cli_find_init(const char *arch);
+/* Fill o->target from cfg, o->init_path for its arch; -1 after a message. */
+int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot);
+/* $XDG_CACHE_HOME/tapboot (or ~/.cache/tapboot), created; caller frees. */
+char *cli_cache_dir(void);
+/* Parse a whole number of seconds ("45", "0"); -1 when bad. */
+int cli_parse_seconds(const char *s, unsigned *out);
+
+#endif

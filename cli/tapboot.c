@@ -1,0 +1,62 @@
+/* tapboot.c: main(): dispatch to the subcommands; the only place the process decides to end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "commands_results.h"
+#include "error.h"
+
+static const char usage[] =
+	"usage: tapboot <command> [options]\n"
+	"\n"
+	"  run      build an initramfs with the tests, boot a kernel in QEMU, report results\n"
+	"  build    write the initramfs `run` would boot\n"
+	"  parse    read a console log or TAP/KTAP stream and report its results\n"
+	"  compare  regressions and fixes between two runs\n"
+	"\n"
+	"  tapboot <command> --help   options of one command\n"
+	"  tapboot --version\n";
+
+static int finish(int status)
+{
+	/* stdout is the interface: a full disk or closed pipe must not pass silently (toybox). */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tapboot: cannot write to standard output\n");
+		return status ? status : EXIT_USAGE;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "run", cmd_run },
+		{ "build", cmd_build },
+		{ "parse", cmd_parse },
+		{ "compare", cmd_compare },
+	};
+
+	error_set_prog("tapboot");
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return finish(0);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tapboot %s\n", TAPBOOT_VERSION);
+		return finish(0);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return finish(cmds[i].fn(argc - 1, argv + 1));
+	error("unknown command '%s'", argv[1]);
+	fputs(usage, stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,348 @@
+/* arch_config.c: loader of configs/<arch>.conf; adding an architecture is adding a file. */
+#include "arch_config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+void arch_config_init(struct arch_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	strlist_init(&c->image_paths);
+}
+
+void arch_config_release(struct arch_config *c)
+{
+	char **strs[] = { &c->path,	     &c->arch,	    &c->kernel_arch,   &c->kconfig,
+			  &c->debian_arch,   &c->debian_kernel, &c->cross_compile, &c->sysroot,
+			  &c->elf_data,	     &c->qemu,	    &c->machine,       &c->machine_bzimage,
+			  &c->cpu_tcg,	     &c->cpu_kvm,	    &c->console,       &c->append,
+			  &c->qemu_args,     &c->bios };
+
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		free(*strs[i]);
+	strlist_release(&c->image_paths);
+	arch_config_init(c);
+}
+
+enum key_type { K_STR, K_UINT, K_BOOL, K_LIST };
+
+struct key {
+	const char *name;
+	enum key_type type;
+	size_t off;
+	bool required;
+};
+
+#define STR(n, req) { #n, K_STR, offsetof(struct arch_config, n), req }
+static const struct key keys[] = {
+	STR(arch, true),
+	STR(kernel_arch, true),
+	STR(kconfig, true),
+	STR(debian_arch, false),
+	STR(debian_kernel, false),
+	STR(cross_compile, true),
+	STR(sysroot, false),
+	{ "elf_machine", K_UINT, offsetof(struct arch_config, elf_machine), true },
+	{ "elf_class", K_UINT, offsetof(struct arch_config, elf_class), true },
+	STR(elf_data, false),
+	STR(qemu, true),
+	STR(machine, true),
+	STR(machine_bzimage, false),
+	STR(cpu_tcg, false),
+	STR(cpu_kvm, false),
+	STR(console, true),
+	{ "memory", K_UINT, offsetof(struct arch_config, memory_mb), false },
+	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
+	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },
+	{ "pvh", K_BOOL, offsetof(struct arch_config, pvh), false },
+	STR(append, false),
+	STR(qemu_args, false),
+	STR(bios, false),
+};
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static int set_key(struct arch_config *c, const struct key *k, const char *value,
+		   const char *file, unsigned line)
+{
+	void *field = (char *)c + k->off;
+
+	switch (k->type) {
+	case K_STR:
+		free(*(char **)field);
+		*(char **)field = xstrdup(value);
+		return 0;
+	case K_UINT: {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || end == value || *end || v > 1u << 20)
+			return error_at(file, line, "'%s' wants a number, got '%s'", k->name, value);
+		*(unsigned *)field = (unsigned)v;
+		return 0;
+	}
+	case K_BOOL:
+		if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
+			*(bool *)field = true;
+		else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "0"))
+			*(bool *)field = false;
+		else
+			return error_at(file, line, "'%s' wants yes or no, got '%s'", k->name, value);
+		return 0;
+	case K_LIST: {
+		char *copy = xstrdup(value), *save = NULL;
+
+		strlist_release(field);
+		for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			strlist_push(field, w);
+		free(copy);
+		return 0;
+	}
+	}
+	return -1;
+}
+
+int arch_config_parse(struct arch_config *c, const char *buf, size_t len, const char *file)
+{
+	bool seen[ARRAY_SIZE(keys)] = { false };
+	unsigned lineno = 0;
+	size_t pos = 0;
+
+	free(c->path);
+	c->path = xstrdup(file);
+	c->memory_mb = 512;
+	c->smp = 1;
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		char *raw = xstrndup(buf + pos, n), *line, *eq, *key, *value;
+		size_t i;
+		int ret = 0;
+
+		pos += n + (nl ? 1 : 0);
+		lineno++;
+		line = trim(raw);
+		if (strlen(raw) != n) {
+			ret = error_at(file, lineno, "NUL byte in the file");
+		} else if (*line && *line != '#') {
+			eq = strchr(line, '=');
+			if (!eq) {
+				ret = error_at(file, lineno, "expected 'key = value', got '%s'", line);
+			} else {
+				*eq = '\0';
+				key = trim(line);
+				value = trim(eq + 1);
+				for (i = 0; i < ARRAY_SIZE(keys); i++)
+					if (!strcmp(keys[i].name, key))
+						break;
+				if (i == ARRAY_SIZE(keys))
+					ret = error_at(file, lineno, "unknown key '%s'", key);
+				else if (seen[i])
+					ret = error_at(file, lineno, "'%s' given twice", key);
+				else {
+					seen[i] = true;
+					ret = set_key(c, &keys[i], value, file, lineno);
+				}
+			}
+		}
+		free(raw);
+		if (ret)
+			return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (keys[i].required && !seen[i])
+			return error_at(file, 0, "missing required key '%s'", keys[i].name);
+	if (c->elf_class != 32 && c->elf_class != 64)
+		return error_at(file, 0, "elf_class must be 32 or 64, not %u", c->elf_class);
+	if (c->elf_data && strcmp(c->elf_data, "lsb") && strcmp(c->elf_data, "msb"))
+		return error_at(file, 0, "elf_data must be lsb or msb, not '%s'", c->elf_data);
+	if (c->smp == 0 || c->memory_mb < 64)
+		return error_at(file, 0, "smp must be at least 1 and memory at least 64 (MiB)");
+	return 0;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[8192];
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		strbuf_add(&sb, chunk, n);
+	if (ferror(fp)) {
+		fclose(fp);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	fclose(fp);
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+int arch_config_load(struct arch_config *c, const char *configs_dir, const char *arch)
+{
+	char *path, *buf;
+	size_t len = 0;
+	int ret;
+
+	for (const char *p = arch; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return error("unknown architecture '%s'", arch);
+	path = xasprintf("%s/%s.conf", configs_dir, arch);
+	buf = read_all(path, &len);
+	if (!buf) {
+		if (errno == ENOENT) {
+			char *list = arch_config_list(configs_dir);
+
+			error("unknown architecture '%s' (no %s; known: %s)", arch, path, list);
+			free(list);
+		} else {
+			error_errno("cannot read '%s'", path);
+		}
+		free(path);
+		return -1;
+	}
+	ret = arch_config_parse(c, buf, len, path);
+	if (!ret && strcmp(c->arch, arch))
+		ret = error_at(path, 0, "says arch = %s, but the file is named for %s", c->arch,
+			       arch);
+	free(buf);
+	free(path);
+	return ret;
+}
+
+const char *arch_config_dir(void)
+{
+	const char *env = getenv("TAPBOOT_CONFIGS");
+
+	if (env && *env)
+		return env;
+	return TAPBOOT_SRCDIR "/configs";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of the *.conf files, sorted. */
+static void list_arches(const char *dir, struct strlist *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n > 5 && !strcmp(de->d_name + n - 5, ".conf") && de->d_name[0] != '.') {
+			char *name = xstrndup(de->d_name, n - 5);
+
+			strlist_push(out, name);
+			free(name);
+		}
+	}
+	closedir(d);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+}
+
+char *arch_config_list(const char *configs_dir)
+{
+	struct strlist l;
+	struct strbuf sb = STRBUF_INIT;
+
+	strlist_init(&l);
+	list_arches(configs_dir, &l);
+	strbuf_grow(&sb, 0);
+	for (size_t i = 0; i < l.n; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", l.v[i]);
+	strlist_release(&l);
+	return strbuf_detach(&sb);
+}
+
+char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned elf_class, bool msb)
+{
+	struct strlist l;
+	char *found = NULL;
+
+	strlist_init(&l);
+	list_arches(configs_dir, &l);
+	for (size_t i = 0; i < l.n && !found; i++) {
+		struct arch_config c;
+
+		arch_config_init(&c);
+		if (!arch_config_load(&c, configs_dir, l.v[i]) && c.elf_machine == machine &&
+		    c.elf_class == elf_class &&
+		    msb == (c.elf_data && !strcmp(c.elf_data, "msb")))
+			found = xstrdup(c.arch);
+		arch_config_release(&c);
+	}
+	strlist_release(&l);
+	return found;
+}
+
+/* Is SYMBOL=y in the .config at path? */
+static int kconfig_is_set(const char *path, const char *symbol)
+{
+	FILE *fp = fopen(path, "r");
+	char line[512];
+	size_t n = strlen(symbol);
+	int set = 0;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, symbol, n) && line[n] == '=' && line[n + 1] == 'y') {
+			set = 1;
+			break;
+		}
+	fclose(fp);
+	return set;
+}
+
+char *arch_config_find_kconfig(const char *configs_dir, const char *dotconfig_path)
+{
+	struct strlist l;
+	char *found = NULL;
+
+	strlist_init(&l);
+	list_arches(configs_dir, &l);
+	/* 64-bit symbols first: an x86_64 .config also has CONFIG_X86=y, an arm64 one has no
+	 * CONFIG_ARM; so test every arch and prefer the most specific match (CONFIG_X86_64 over
+	 * CONFIG_X86_32 cannot both be set). */
+	for (size_t i = 0; i < l.n && !found; i++) {
+		struct arch_config c;
+
+		arch_config_init(&c);
+		if (!arch_config_load(&c, configs_dir, l.v[i]) &&
+		    kconfig_is_set(dotconfig_path, c.kconfig) == 1)
+			found = xstrdup(c.arch);
+		arch_config_release(&c);
+	}
+	strlist_release(&l);
+	return found;
+}

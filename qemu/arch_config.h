@@ -1,0 +1,52 @@
+/* arch_config.h: one architecture's configs/<arch>.conf (plain key = value data). */
+#ifndef TAPBOOT_ARCH_CONFIG_H
+#define TAPBOOT_ARCH_CONFIG_H
+
+#include <stdbool.h>
+
+#include "plan.h"
+
+struct arch_config {
+	char *path; /* the file it came from */
+	char *arch; /* as users type it: x86_64, arm64, ... */
+	char *kernel_arch; /* the kernel's ARCH= value */
+	char *kconfig; /* the .config symbol that says this arch (CONFIG_X86_64) */
+	char *debian_arch; /* dpkg architecture (amd64) */
+	char *debian_kernel; /* package to fetch, may be empty */
+	char *cross_compile; /* toolchain prefix */
+	char *sysroot; /* cross sysroot for shared libraries */
+	unsigned elf_machine; /* EM_* of kernel and test binaries */
+	unsigned elf_class; /* 32 or 64 */
+	char *elf_data; /* "lsb" or "msb" */
+	char *qemu; /* qemu-system-* binary */
+	char *machine; /* -M value */
+	char *machine_bzimage; /* -M value for a bzImage without PVH, may be empty */
+	char *cpu_tcg; /* -cpu under TCG */
+	char *cpu_kvm; /* -cpu under KVM */
+	char *console; /* console= device */
+	unsigned memory_mb;
+	unsigned smp;
+	struct strlist image_paths; /* where the image lives in a kernel build directory */
+	bool pvh; /* boot a bzImage's vmlinux through its PVH entry when possible */
+	char *append; /* extra kernel command line */
+	char *qemu_args; /* extra QEMU arguments, split on spaces */
+	char *bios; /* -bios value, may be empty */
+};
+
+void arch_config_init(struct arch_config *c);
+void arch_config_release(struct arch_config *c);
+/* Parse configs_dir/<arch>.conf. Errors name the file and line; -1 then. */
+int arch_config_load(struct arch_config *c, const char *configs_dir, const char *arch);
+/* Parse one file (used by the loader and the fuzzer). */
+int arch_config_parse(struct arch_config *c, const char *buf, size_t len, const char *file);
+/* The configs directory: $TAPBOOT_CONFIGS, else the source tree's configs/. */
+const char *arch_config_dir(void);
+/* Architectures with a config file, space-separated, caller frees. */
+char *arch_config_list(const char *configs_dir);
+/* The arch whose elf_machine/class/data match; caller frees; NULL when none. */
+char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned elf_class,
+			   bool msb);
+/* The arch whose kconfig symbol is set in a .config; caller frees; NULL when none. */
+char *arch_config_find_kconfig(const char *configs_dir, const char *dotconfig_path);
+
+#endif

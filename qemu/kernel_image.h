@@ -1,0 +1,41 @@
+/* kernel_image.h: what a kernel image is (format, architecture) and how to boot it fastest. */
+#ifndef TAPBOOT_KERNEL_IMAGE_H
+#define TAPBOOT_KERNEL_IMAGE_H
+
+#include <stdbool.h>
+
+enum kernel_format {
+	KERNEL_UNKNOWN,
+	KERNEL_BZIMAGE, /* x86 boot protocol */
+	KERNEL_ARM64_IMAGE, /* Documentation/arch/arm64/booting.rst header */
+	KERNEL_ARM_ZIMAGE, /* magic 0x016f2818 at 0x24 */
+	KERNEL_RISCV_IMAGE, /* "RSC\x05" at 56 */
+	KERNEL_ELF, /* vmlinux */
+	KERNEL_GZIP, /* Image.gz and the like: QEMU decompresses them itself */
+};
+
+struct kernel_image {
+	enum kernel_format format;
+	/* From the header: "x86_64", "i386", "arm64", "arm", "riscv64", "ppc64le", or NULL when
+	 * the header does not say (arm64 Image.gz). Not owned. */
+	const char *arch;
+	unsigned elf_machine; /* for KERNEL_ELF */
+	unsigned elf_class;
+	bool elf_msb;
+	bool has_pvh; /* KERNEL_ELF with a Xen PHYS32_ENTRY note (CONFIG_PVH) */
+	char release[128]; /* version string from the bzImage header, "" when unknown */
+};
+
+const char *kernel_format_name(enum kernel_format f);
+/* Read the header of path; -1 after a message when it cannot be read. An unknown format is not
+ * an error here (format KERNEL_UNKNOWN). */
+int kernel_image_probe(const char *path, struct kernel_image *k);
+/* The vmlinux inside a bzImage, decompressed on the host once and cached under cache_dir by the
+ * image's sha256. *out (caller frees) is its path. 0 on success; -1 when there is no payload we
+ * can decompress (a message is printed only when verbose). */
+int kernel_image_extract_vmlinux(const char *bzimage, const char *cache_dir, char **out,
+				 bool verbose);
+/* sha256 of a file as 64 hex digits into hex[65]; -1 on error (message printed). */
+int file_sha256(const char *path, char hex[65]);
+
+#endif

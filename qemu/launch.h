@@ -1,0 +1,60 @@
+/* launch.h: starts QEMU with the console on a pipe and supervises it (idle limit, deadline,
+ * signals), handing console bytes to a callback as they arrive. */
+#ifndef TAPBOOT_LAUNCH_H
+#define TAPBOOT_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "plan.h"
+#include "strbuf.h"
+
+struct qemu_proc {
+	pid_t pid;
+	int console_fd; /* QEMU's stdout: the guest's serial console */
+	int stderr_fd; /* QEMU's own messages */
+	struct strbuf err; /* everything QEMU wrote to stderr */
+	int status; /* wait status once exited */
+	bool exited;
+};
+
+/* What the console callback asks for. */
+enum watch_action {
+	WATCH_CONTINUE,
+	WATCH_FINISH, /* the run is over (end marker): give QEMU a moment to exit, then kill it */
+	WATCH_CRASH, /* the kernel crashed: collect its report for a moment, then kill QEMU */
+};
+
+enum watch_result {
+	WATCH_EXITED, /* QEMU exited on its own */
+	WATCH_FINISHED, /* after WATCH_FINISH */
+	WATCH_CRASHED, /* after WATCH_CRASH */
+	WATCH_IDLE, /* no console output for idle_s */
+	WATCH_DEADLINE, /* the whole run took longer than deadline_s */
+	WATCH_NO_FIRST_LINE, /* nothing within first_line_s (the KVM probe) */
+	WATCH_INTERRUPTED, /* SIGINT/SIGTERM/SIGHUP */
+};
+
+struct watch_opts {
+	double idle_s; /* 0: no idle limit */
+	double deadline_s; /* 0: none */
+	double first_line_s; /* 0: none; else the console must have output by then */
+	int signal_fd; /* a signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */
+	enum watch_action (*on_console)(void *ctx, const char *buf, size_t len);
+	void *ctx;
+	/* Set by qemu_watch on WATCH_INTERRUPTED. */
+	int signo;
+};
+
+/* Start argv (argv->v[0] found on PATH) with stdin /dev/null, in its own process group.
+ * -1 after a message when it cannot be started (with an install hint). */
+int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint);
+enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o);
+/* Stop QEMU (SIGTERM, then SIGKILL after grace_s) and reap it; safe to call twice. */
+void qemu_stop(struct qemu_proc *p, double grace_s);
+void qemu_proc_release(struct qemu_proc *p);
+const char *watch_result_name(enum watch_result r);
+double now_s(void);
+
+#endif

@@ -1,0 +1,138 @@
+/* qemu_argv.c: builds QEMU's command line; nothing else in tapboot knows QEMU's options. */
+#include "qemu_argv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+static void push_split(struct strlist *argv, const char *words)
+{
+	char *copy = xstrdup(words), *save = NULL;
+
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		strlist_push(argv, w);
+	free(copy);
+}
+
+void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
+{
+	const struct arch_config *c = b->cfg;
+	const char *machine = b->machine;
+	const char *cpu = b->cpu;
+	char num[32];
+
+	if (!machine)
+		machine = b->bzimage && c->machine_bzimage && *c->machine_bzimage ?
+				  c->machine_bzimage :
+				  c->machine;
+	if (!cpu)
+		cpu = b->accel == QEMU_ACCEL_KVM ? c->cpu_kvm : c->cpu_tcg;
+
+	strlist_push(argv, c->qemu);
+	strlist_push(argv, "-M");
+	strlist_push(argv, machine);
+	strlist_push(argv, "-accel");
+	/* thread=multi: one host thread per vCPU under TCG (MTTCG). */
+	strlist_push(argv, b->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg,thread=multi");
+	if (cpu && *cpu) {
+		strlist_push(argv, "-cpu");
+		strlist_push(argv, cpu);
+	}
+	snprintf(num, sizeof(num), "%u", b->memory_mb ? b->memory_mb : c->memory_mb);
+	strlist_push(argv, "-m");
+	strlist_push(argv, num);
+	snprintf(num, sizeof(num), "%u", b->smp ? b->smp : c->smp);
+	strlist_push(argv, "-smp");
+	strlist_push(argv, num);
+	if (c->bios && *c->bios) {
+		strlist_push(argv, "-bios");
+		strlist_push(argv, c->bios);
+	}
+	/* -nographic would also put the monitor on stdio; this keeps stdio for the console only.
+	 * -no-reboot turns the guest's reboot (and a panic with panic=-1) into QEMU exiting. */
+	strlist_push(argv, "-no-reboot");
+	strlist_push(argv, "-display");
+	strlist_push(argv, "none");
+	strlist_push(argv, "-monitor");
+	strlist_push(argv, "none");
+	strlist_push(argv, "-serial");
+	strlist_push(argv, "stdio");
+	strlist_push(argv, "-kernel");
+	strlist_push(argv, b->kernel);
+	strlist_push(argv, "-initrd");
+	strlist_push(argv, b->initrd);
+	strlist_push(argv, "-append");
+	strlist_push(argv, b->cmdline);
+	if (c->qemu_args && *c->qemu_args)
+		push_split(argv, c->qemu_args);
+}
+
+char *qemu_kernel_cmdline(const struct arch_config *cfg, const char *extra)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	/* panic=-1: reboot at once on a panic, which -no-reboot turns into QEMU exiting, so a
+	 * panicked guest never sits until the deadline. oops=panic: after an Oops the kernel is
+	 * not to be trusted with more tests (lkp boots the same way). quiet: only warnings and
+	 * worse reach the slow emulated UART; the init reads everything else from /dev/kmsg. */
+	strbuf_addf(&sb, "console=%s panic=-1 oops=panic quiet rdinit=/init", cfg->console);
+	if (cfg->append && *cfg->append)
+		strbuf_addf(&sb, " %s", cfg->append);
+	if (extra && *extra)
+		strbuf_addf(&sb, " %s", extra);
+	return strbuf_detach(&sb);
+}
+
+static void add_quoted(struct strbuf *sb, const char *s)
+{
+	bool plain = *s != '\0';
+
+	for (const char *p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
+			    *p))
+			plain = false;
+	if (plain) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+char *qemu_argv_shell(const struct strlist *argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_grow(&sb, 0);
+	for (size_t i = 0; i < argv->n; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		add_quoted(&sb, argv->v[i]);
+	}
+	return strbuf_detach(&sb);
+}
+
+const char *qemu_package_hint(const struct arch_config *cfg)
+{
+	static const struct {
+		const char *bin, *pkg;
+	} map[] = {
+		{ "qemu-system-x86_64", "qemu-system-x86" }, { "qemu-system-i386", "qemu-system-x86" },
+		{ "qemu-system-aarch64", "qemu-system-arm" }, { "qemu-system-arm", "qemu-system-arm" },
+		{ "qemu-system-ppc64", "qemu-system-ppc" },  { "qemu-system-riscv64", "qemu-system-misc" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i].bin, cfg->qemu))
+			return map[i].pkg;
+	return "qemu-system";
+}
