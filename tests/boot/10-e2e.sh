@@ -1,0 +1,66 @@
+#!/bin/bash
+# 10-e2e.sh: issue 2's end-to-end path on x86_64 and arm64: one boot per architecture with
+# tests that pass, fail, skip, time out, die of SIGSEGV and print their own TAP; bad input;
+# a kernel panic mid-run. Arch is never passed: it is read from the kernel image.
+. "$(dirname "$0")/lib.sh"
+
+for arch in x86_64 arm64; do
+	k=$(kernel "$arch")
+	g=$GUEST/$arch/static
+	[ -x "$g/pass" ] || bail "guest tests for $arch are not built ($g): make INIT_ARCHES=$arch"
+	d=$WORK/e2e-$arch
+	"$TAPBOOT" run --kernel "$k" -o "$d" --timeout 3 -q \
+		"$g/pass" "$g/fail" "$g/skip" "$g/hang" "$g/segv" "$g/own_tap" >"$WORK/out-$arch" 2>"$WORK/err-$arch"
+	rc=$?
+	is "$rc" 1 "$arch: a run with failing tests exits 1"
+	is "$(jq -r .arch "$d/results.json")" "$arch" "$arch: arch read from the kernel image"
+	is "$(verdict "$d" pass)" pass "$arch: pass"
+	is "$(verdict "$d" fail)" fail "$arch: exit 1 is fail"
+	is "$(verdict "$d" skip)" skip "$arch: exit 4 is skip"
+	is "$(verdict "$d" hang)" timeout "$arch: a test past --timeout is timeout"
+	is "$(verdict "$d" segv)" fail "$arch: SIGSEGV is fail"
+	like "$(reason "$d" segv)" "SIGSEGV" "$arch: the signal is named in the reason"
+	is "$(verdict "$d" own_tap)" fail "$arch: own TAP with a failing subtest"
+	is "$(jq -r '[.tests[] | select(.name == "own_tap") | .subtests | length] | .[0]' "$d/results.json")" 3 "$arch: its 3 subtests are kept"
+	is "$(jq -r '.summary | "\(.pass) \(.fail) \(.skip) \(.timeout)"' "$d/results.json")" "1 3 1 1" "$arch: summary counts"
+	is "$(jq -r .complete "$d/results.json")" true "$arch: run complete (end marker with nonce)"
+	like "$(cat "$WORK/out-$arch")" "timeout +[0-9.]+s +hang" "$arch: summary table on stdout"
+	ok "$( ! grep -q '^\[ *[0-9]*\.[0-9]*\]' "$d/results.tap"; echo $?)" "$arch: results.tap has no kernel lines"
+	like "$(head -1 "$d/results.tap")" "^TAP version 13" "$arch: results.tap is TAP 13"
+	ok "$(test -s "$d/console.log" && test -s "$d/junit.xml" && test -x "$d/reproduce.sh"; echo $?)" "$arch: console.log, junit.xml, reproduce.sh written"
+	ok "$(test -f "$d/tests/fail.log"; echo $?)" "$arch: per-test log"
+done
+
+# A kernel panic during a test: exit 3, finished tests kept, the running one crash, the rest
+# missing. The panic comes from the guest (echo c > /proc/sysrq-trigger), a real kernel panic.
+k=$(kernel x86_64)
+g=$GUEST/x86_64/static
+d=$WORK/panic
+"$TAPBOOT" run --kernel "$k" -o "$d" --timeout 20 -q "$g/pass" "$g/panic" "$g/skip" >"$WORK/out-panic" 2>"$WORK/err-panic"
+is "$?" 3 "kernel panic: exit 3"
+is "$(verdict "$d" pass)" pass "kernel panic: the finished test is kept"
+is "$(verdict "$d" panic)" crash "kernel panic: the running test is crash"
+like "$(reason "$d" panic)" "Kernel panic|sysrq|SysRq" "kernel panic: reason is the kernel's report"
+is "$(verdict "$d" skip)" missing "kernel panic: a test not reached is missing"
+is "$(jq -r .complete "$d/results.json")" false "kernel panic: run not complete"
+like "$(cat "$WORK/err-panic")" "kernel crashed" "kernel panic: said on stderr"
+
+# Bad input: exit 2 with a message naming the problem, nothing booted.
+"$TAPBOOT" run --kernel "$WORK/no-such-kernel" -o "$WORK/bad1" "$g/pass" 2>"$WORK/e1"
+is "$?" 2 "missing kernel: exit 2"
+like "$(cat "$WORK/e1")" "no-such-kernel" "missing kernel: message names the file"
+printf 'echo hi\n' >"$WORK/notexec"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/bad2" "$WORK/notexec" 2>"$WORK/e2"
+is "$?" 2 "test not executable: exit 2"
+like "$(cat "$WORK/e2")" "notexec" "test not executable: message names the file"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/bad3" "$GUEST/arm64/static/pass" 2>"$WORK/e3"
+is "$?" 2 "test for another architecture: exit 2"
+like "$(cat "$WORK/e3")" "(aarch64|arm64).*(x86_64|x86-64)|(x86_64|x86-64).*(aarch64|arm64)" "wrong arch: both architectures named"
+ok "$(test ! -e "$WORK/bad3/initramfs.cpio"; echo $?)" "wrong arch: no half-written image"
+"$TAPBOOT" run --kernel "$k" --arch arm64 -o "$WORK/bad4" "$g/pass" 2>"$WORK/e4"
+is "$?" 2 "--arch contradicting the image: exit 2"
+mkdir -p "$WORK/full" && touch "$WORK/full/x"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/full" "$g/pass" 2>"$WORK/e5"
+is "$?" 2 "non-empty -o without --force: exit 2"
+like "$(cat "$WORK/e5")" "not empty" "non-empty -o: says why"
+done_testing
