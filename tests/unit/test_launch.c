@@ -1,0 +1,139 @@
+/* test_launch.c: process supervision (console pipe, idle limit, deadline, finish, missing
+ * binary) with ordinary shell processes standing in for any long-running child. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "launch.h"
+
+struct seen {
+	struct strbuf out;
+	const char *finish_on;
+};
+
+static enum watch_action on_console(void *ctx, const char *buf, size_t len)
+{
+	struct seen *s = ctx;
+
+	strbuf_add(&s->out, buf, len);
+	if (s->finish_on && strstr(s->out.buf, s->finish_on))
+		return WATCH_FINISH;
+	return WATCH_CONTINUE;
+}
+
+static enum watch_result run_sh(const char *script, double idle, double deadline,
+				const char *finish_on, struct seen *s, double *took, int *status)
+{
+	struct strlist argv;
+	struct qemu_proc p;
+	struct watch_opts o = { .idle_s = idle, .deadline_s = deadline, .signal_fd = -1,
+				.on_console = on_console, .ctx = s };
+	enum watch_result r;
+	double t0 = now_s();
+
+	strbuf_init(&s->out);
+	s->finish_on = finish_on;
+	strlist_init(&argv);
+	strlist_push(&argv, "/bin/sh");
+	strlist_push(&argv, "-c");
+	strlist_push(&argv, script);
+	if (qemu_spawn(&p, &argv, "x") < 0) {
+		strlist_release(&argv);
+		return WATCH_EXITED;
+	}
+	r = qemu_watch(&p, &o);
+	*took = now_s() - t0;
+	*status = p.exited ? p.status : -1;
+	check(p.exited);
+	qemu_proc_release(&p);
+	strlist_release(&argv);
+	return r;
+}
+
+static void test_exit(void)
+{
+	struct seen s;
+	double took;
+	int st;
+
+	check_int(run_sh("echo hello; echo err >&2; exit 3", 5, 10, NULL, &s, &took, &st), ==,
+		  WATCH_EXITED);
+	check_str(s.out.buf, "hello\n");
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	strbuf_release(&s.out);
+}
+
+static void test_idle(void)
+{
+	struct seen s;
+	double took;
+	int st;
+
+	check_int(run_sh("echo start; sleep 30", 0.5, 10, NULL, &s, &took, &st), ==, WATCH_IDLE);
+	check(took < 5);
+	strbuf_release(&s.out);
+}
+
+static void test_deadline(void)
+{
+	struct seen s;
+	double took;
+	int st;
+
+	/* output keeps coming, so only the deadline can end it */
+	check_int(run_sh("while :; do echo tick; sleep 0.1; done", 5, 1, NULL, &s, &took, &st), ==,
+		  WATCH_DEADLINE);
+	check(took < 6);
+	strbuf_release(&s.out);
+}
+
+static void test_finish(void)
+{
+	struct seen s;
+	double took;
+	int st;
+
+	/* the child exits by itself soon after the end line: no need to wait for the grace */
+	check_int(run_sh("echo END; sleep 0.2", 5, 20, "END", &s, &took, &st), ==, WATCH_FINISHED);
+	check(took < 5);
+	strbuf_release(&s.out);
+}
+
+static int spawn_missing(void *v)
+{
+	struct strlist argv;
+	struct qemu_proc p;
+	int r;
+
+	(void)v;
+	strlist_init(&argv);
+	strlist_push(&argv, "qemu-system-nonexistent");
+	r = qemu_spawn(&p, &argv, "qemu-system-misc");
+	strlist_release(&argv);
+	return r;
+}
+
+static void test_missing_binary(void)
+{
+	int ret;
+	char *err = test_capture_stderr(spawn_missing, NULL, &ret);
+
+	check_int(ret, ==, -1);
+	check_str(err, "tapboot: cannot run 'qemu-system-nonexistent': not installed "
+		       "(apt-get install qemu-system-misc)\n");
+	free(err);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	TEST(test_exit, "child output and exit status");
+	TEST(test_idle, "idle limit stops a silent child");
+	TEST(test_deadline, "deadline stops a chatty child");
+	TEST(test_finish, "finish request ends the watch");
+	TEST(test_missing_binary, "a missing binary says what to install");
+	return test_done();
+}

@@ -1,0 +1,83 @@
+/* test_qemu_argv.c: the exact QEMU command lines for the shipped configs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch_config.h"
+#include "harness.h"
+#include "qemu_argv.h"
+
+static char *argv_for(const char *arch, enum qemu_accel accel, bool bzimage, const char *cpu)
+{
+	struct arch_config c;
+	struct strlist argv;
+	struct qemu_boot b = { 0 };
+	char *cmdline, *s;
+
+	arch_config_init(&c);
+	strlist_init(&argv);
+	if (arch_config_load(&c, TAPBOOT_SRCDIR "/configs", arch) < 0)
+		return strdup("(no config)");
+	cmdline = qemu_kernel_cmdline(&c, "tapboot.nonce=ab");
+	b.cfg = &c;
+	b.kernel = "K";
+	b.initrd = "I";
+	b.cmdline = cmdline;
+	b.accel = accel;
+	b.bzimage = bzimage;
+	b.cpu = cpu;
+	qemu_argv_build(&b, &argv);
+	s = qemu_argv_shell(&argv);
+	strlist_release(&argv);
+	arch_config_release(&c);
+	free(cmdline);
+	return s;
+}
+
+static void test_x86_64(void)
+{
+	char *s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
+
+	check_str(s, "qemu-system-x86_64 -M microvm,acpi=on -accel tcg,thread=multi -cpu qemu64 "
+		     "-m 512 -smp 2 -no-reboot -display none -monitor none -serial stdio -kernel K "
+		     "-initrd I -append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
+		     "mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
+	free(s);
+	/* a bzImage without PVH needs the PC machine's real-mode boot */
+	s = argv_for("x86_64", QEMU_ACCEL_KVM, true, NULL);
+	check(strstr(s, "-M pc -accel kvm -cpu host ") != NULL);
+	free(s);
+}
+
+static void test_arm64(void)
+{
+	char *s = argv_for("arm64", QEMU_ACCEL_TCG, false, "max,pauth-impdef=on");
+
+	check(strstr(s, "qemu-system-aarch64 -M virt,gic-version=3 -accel tcg,thread=multi "
+			"-cpu max,pauth-impdef=on ") == s);
+	check(strstr(s, "console=ttyAMA0 panic=-1") != NULL);
+	free(s);
+}
+
+static void test_quoting(void)
+{
+	struct strlist l;
+	char *s;
+
+	strlist_init(&l);
+	strlist_push(&l, "a b");
+	strlist_push(&l, "it's");
+	strlist_push(&l, "");
+	strlist_push(&l, "plain-1.2,x=y");
+	s = qemu_argv_shell(&l);
+	check_str(s, "'a b' 'it'\\''s' '' plain-1.2,x=y");
+	free(s);
+	strlist_release(&l);
+}
+
+int main(void)
+{
+	TEST(test_x86_64, "x86_64: microvm + PVH under TCG, pc for bzImage under KVM");
+	TEST(test_arm64, "arm64: virt, CPU override");
+	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
+	return test_done();
+}
