@@ -1,0 +1,186 @@
+/* main.c: tapboot's guest init. As PID 1: set up, run the plan, power off. Otherwise (host
+ * mode, for the unit tests): the same run from a plan file, printed on stdout. */
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "protocol.h"
+#include "tap.h"
+
+static void ctx_init(struct init_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->root = "";
+	c->sigfd = -1;
+	c->grace_ms = INIT_GRACE_MS_DEFAULT;
+	c->kernel.kmsg_fd = -1;
+	c->console = stdout;
+	init_options_init(&c->opt);
+	strbuf_init(&c->out);
+}
+
+static void ctx_release(struct init_ctx *c)
+{
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+	if (c->kernel.kmsg_fd >= 0)
+		close(c->kernel.kmsg_fd);
+	init_options_release(&c->opt);
+	strbuf_release(&c->out);
+}
+
+/* Read and parse the plan; on failure *why says why (owned). */
+static int load_plan(struct plan *p, const char *path, char **why)
+{
+	size_t len;
+	char *buf = init_read_file(path, &len);
+	int ret;
+
+	plan_init(p);
+	if (!buf) {
+		*why = xasprintf("cannot read plan '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = plan_parse(p, buf, len, path);
+	free(buf);
+	if (ret < 0)
+		*why = xasprintf("bad plan '%s' (the message above says where)", path);
+	return ret;
+}
+
+__attribute__((noreturn)) static void bail_out(struct init_ctx *c, const char *why)
+{
+	tap_bail_out(&c->out, why);
+	init_flush(c);
+	init_power_off();
+}
+
+__attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
+{
+	struct plan plan;
+	char *why = NULL, *cmdline;
+	size_t len;
+
+	c->pid1 = true;
+	c->sigfd = init_signals_block();
+	if (init_setup_pid1(&why, &c->out) < 0)
+		bail_out(c, why);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	init_flush(c);
+	if (c->sigfd < 0)
+		bail_out(c, "cannot create a signalfd");
+	cmdline = init_read_file("/proc/cmdline", &len);
+	if (cmdline) {
+		init_options_parse(&c->opt, cmdline);
+		free(cmdline);
+	}
+	if (load_plan(&plan, TAPBOOT_PLAN_PATH, &why) < 0)
+		bail_out(c, why);
+	c->kernel.kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	c->kernel.taint_path = "/proc/sys/kernel/tainted";
+	init_run_plan(c, &plan);
+	init_power_off();
+}
+
+static const char usage[] =
+	"usage: init-host --plan FILE [--cmdline STRING] [--root DIR] [--kmsg FILE]\n"
+	"                 [--tainted FILE] [--grace-ms N]\n"
+	"Runs the init's logic without being PID 1: no mounting, the console stream on stdout,\n"
+	"exit 0 when no test failed, 1 when one did, 2 for bad usage or a bad plan.\n";
+
+static int host_main(struct init_ctx *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "plan", required_argument, NULL, 'p' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "kmsg", required_argument, NULL, 'k' },
+		{ "tainted", required_argument, NULL, 't' },
+		{ "grace-ms", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *plan_path = NULL, *kmsg = NULL;
+	struct plan plan;
+	char *why = NULL;
+	unsigned failures;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			plan_path = optarg;
+			break;
+		case 'c':
+			init_options_parse(&c->opt, optarg);
+			break;
+		case 'r':
+			c->root = optarg;
+			break;
+		case 'k':
+			kmsg = optarg;
+			break;
+		case 't':
+			c->kernel.taint_path = optarg;
+			break;
+		case 'g':
+			c->grace_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !plan_path) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	/* Orphans of a test come back to us, as they do to PID 1 in the guest. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	c->sigfd = init_signals_block();
+	if (c->sigfd < 0)
+		die_errno(EXIT_USAGE, "cannot create a signalfd");
+	if (kmsg) {
+		c->kernel.kmsg_fd = open(kmsg, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->kernel.kmsg_fd < 0)
+			die_errno(EXIT_USAGE, "cannot open '%s'", kmsg);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (load_plan(&plan, plan_path, &why) < 0) {
+		tap_bail_out(&c->out, why);
+		init_flush(c);
+		free(why);
+		plan_release(&plan);
+		return EXIT_USAGE;
+	}
+	failures = init_run_plan(c, &plan);
+	plan_release(&plan);
+	if (fflush(stdout) || ferror(stdout))
+		die(EXIT_VM, "cannot write to stdout");
+	return failures ? EXIT_TESTS_FAILED : EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+	struct init_ctx c;
+	int ret;
+
+	error_set_prog("tapboot-init");
+	ctx_init(&c);
+	if (getpid() == 1)
+		pid1_main(&c);
+	ret = host_main(&c, argc, argv);
+	ctx_release(&c);
+	return ret;
+}

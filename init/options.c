@@ -1,0 +1,165 @@
+/* options.c: the init's kernel command-line parameters and the test selection they make. */
+#include "init.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "protocol.h"
+
+void init_options_init(struct init_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->nonce = xstrdup("");
+	strlist_init(&o->filters);
+	strlist_init(&o->warnings);
+	o->timeout_s = -1;
+	o->output_max = INIT_OUTPUT_MAX_DEFAULT;
+}
+
+void init_options_release(struct init_options *o)
+{
+	free(o->nonce);
+	free(o->only);
+	strlist_release(&o->filters);
+	strlist_release(&o->warnings);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !errno && !*end && *v <= max;
+}
+
+static void bad(struct init_options *o, const char *key, const char *value, const char *what)
+{
+	char *w = xasprintf("ignoring %s'%s': %s", key, value, what);
+
+	strlist_push(&o->warnings, w);
+	free(w);
+}
+
+static void parse_word(struct init_options *o, const char *w)
+{
+	unsigned long v, k;
+	const char *val;
+
+	if (!strncmp(w, TAPBOOT_ARG_NONCE, strlen(TAPBOOT_ARG_NONCE))) {
+		free(o->nonce);
+		o->nonce = xstrdup(w + strlen(TAPBOOT_ARG_NONCE));
+	} else if (!strncmp(w, TAPBOOT_ARG_FILTER, strlen(TAPBOOT_ARG_FILTER))) {
+		strlist_push(&o->filters, w + strlen(TAPBOOT_ARG_FILTER));
+	} else if (!strncmp(w, TAPBOOT_ARG_TIMEOUT, strlen(TAPBOOT_ARG_TIMEOUT))) {
+		val = w + strlen(TAPBOOT_ARG_TIMEOUT);
+		if (parse_ulong(val, 86400 * 7, &v))
+			o->timeout_s = (long)v;
+		else
+			bad(o, TAPBOOT_ARG_TIMEOUT, val, "not a number of seconds");
+	} else if (!strncmp(w, TAPBOOT_ARG_DISRUPTIVE, strlen(TAPBOOT_ARG_DISRUPTIVE))) {
+		val = w + strlen(TAPBOOT_ARG_DISRUPTIVE);
+		if (!strcmp(val, "1") || !strcmp(val, "0"))
+			o->disruptive = *val == '1';
+		else
+			bad(o, TAPBOOT_ARG_DISRUPTIVE, val, "expected 0 or 1");
+	} else if (!strncmp(w, TAPBOOT_ARG_SHARD, strlen(TAPBOOT_ARG_SHARD))) {
+		char *copy = xstrdup(w + strlen(TAPBOOT_ARG_SHARD));
+		char *slash = strchr(copy, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (slash && parse_ulong(copy, 1u << 20, &k) && parse_ulong(slash + 1, 1u << 20, &v) &&
+		    v > 0 && k < v) {
+			o->shard_k = (unsigned)k;
+			o->shard_n = (unsigned)v;
+		} else {
+			bad(o, TAPBOOT_ARG_SHARD, w + strlen(TAPBOOT_ARG_SHARD),
+			    "expected K/N with 0 <= K < N");
+		}
+		free(copy);
+	} else if (!strncmp(w, TAPBOOT_ARG_ONLY, strlen(TAPBOOT_ARG_ONLY))) {
+		val = w + strlen(TAPBOOT_ARG_ONLY);
+		if (parse_ulong(val, 1u << 24, &v) && v > 0) {
+			o->only = xrealloc(o->only, (o->n_only + 1) * sizeof(*o->only));
+			o->only[o->n_only++] = (unsigned)v;
+		} else {
+			bad(o, TAPBOOT_ARG_ONLY, val, "expected a test number from 1");
+		}
+	} else if (!strncmp(w, INIT_ARG_OUTPUT_MAX, strlen(INIT_ARG_OUTPUT_MAX))) {
+		val = w + strlen(INIT_ARG_OUTPUT_MAX);
+		if (parse_ulong(val, (unsigned long)-1 >> 1, &v))
+			o->output_max = v;
+		else
+			bad(o, INIT_ARG_OUTPUT_MAX, val, "not a number of bytes");
+	}
+}
+
+void init_options_parse(struct init_options *o, const char *cmdline)
+{
+	struct strbuf word;
+	const char *s = cmdline;
+
+	strbuf_init(&word);
+	while (*s) {
+		bool quoted = false;
+
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		strbuf_reset(&word);
+		/* The kernel's next_arg(): double quotes group and are dropped. */
+		for (; *s && (quoted || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+			if (*s == '"')
+				quoted = !quoted;
+			else
+				strbuf_addch(&word, *s);
+		}
+		parse_word(o, word.buf);
+	}
+	strbuf_release(&word);
+}
+
+static bool wanted(const struct plan *p, size_t i, const struct init_options *o)
+{
+	bool ok;
+
+	if (o->n_only) {
+		ok = false;
+		for (size_t j = 0; j < o->n_only; j++)
+			if (o->only[j] == i + 1)
+				ok = true;
+		if (!ok)
+			return false;
+	}
+	if (!o->filters.n)
+		return true;
+	for (size_t j = 0; j < o->filters.n; j++)
+		if (!fnmatch(o->filters.v[j], p->tests[i].name, 0))
+			return true;
+	return false;
+}
+
+size_t *init_select(const struct plan *p, const struct init_options *o, size_t *n)
+{
+	size_t *sel = xcalloc(p->n ? p->n : 1, sizeof(*sel));
+	size_t kept = 0, seen = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (!wanted(p, i, o))
+			continue;
+		/* Shards count over the filtered list, so K/N splits what would have run. */
+		if (!o->shard_n || seen % o->shard_n == o->shard_k)
+			sel[kept++] = i;
+		seen++;
+	}
+	*n = kept;
+	return sel;
+}

@@ -1,0 +1,431 @@
+/* run.c: run one test to its end: own session, captured output, timeout, clean-up, reaping. */
+#include "init.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "protocol.h"
+#include "tap.h"
+
+/* The environment every test starts from (then the plan's env entries), as in a login shell
+ * without profile: tests must not depend on what the init inherited from the kernel. */
+static const char *const default_env[] = {
+	"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", "TERM=dumb", "LANG=C.UTF-8",
+	"USER=root", "LOGNAME=root", "SHELL=/bin/sh",
+};
+
+/* After SIGKILL a test in uninterruptible sleep may never die; stop waiting after this. */
+#define ABANDON_MS 10000
+
+enum child_stage { STAGE_CHDIR, STAGE_STDIN, STAGE_EXEC };
+
+struct child_error {
+	int stage;
+	int err;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int init_signals_block(void)
+{
+	sigset_t all;
+
+	/* PID 1 gets no default actions: every signal is blocked and read from a signalfd, so a
+	 * test sending SIGTERM to PID 1 is logged, and SIGCHLD drives the reaping (tini). */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	return signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void init_signals_reset(void)
+{
+	sigset_t none;
+
+	/* exec keeps ignored dispositions and the mask; the test gets the defaults. */
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void init_signal_note(struct init_ctx *c, int signo, int pid)
+{
+	char buf[32];
+
+	strbuf_addf(&c->out, "%*s# init: got %s from pid %d, ignored\n",
+		    c->in_test ? TAPBOOT_NEST_INDENT : 0, "", init_signal_name(signo, buf, sizeof(buf)),
+		    pid);
+}
+
+void init_flush(struct init_ctx *c)
+{
+	if (!c->out.len)
+		return;
+	fwrite(c->out.buf, 1, c->out.len, c->console);
+	fflush(c->console);
+	strbuf_reset(&c->out);
+}
+
+void init_reap(struct init_child *ch)
+{
+	for (;;) {
+		int status;
+		pid_t p = waitpid(-1, &status, WNOHANG);
+
+		if (p <= 0)
+			break;
+		if (ch && p == ch->pid) {
+			ch->done = true;
+			ch->status = status;
+		}
+	}
+}
+
+/* /proc/PID/stat: "pid (comm) state ppid pgrp session ..."; comm may hold spaces and ')'. */
+static bool proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *sid)
+{
+	char path[64], buf[512];
+	const char *p;
+	int pgrp, pp, s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d %d %d", state, &pp, &pgrp, &s) != 4)
+		return false;
+	*ppid = pp;
+	*sid = s;
+	return true;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+void init_sweep(struct init_child *ch)
+{
+	pid_t self = getpid();
+
+	for (int round = 0; round < 200; round++) {
+		bool found = false;
+		struct dirent *e;
+		DIR *d;
+
+		kill(-ch->pid, SIGKILL);
+		init_reap(ch);
+		d = opendir("/proc");
+		if (!d)
+			return;
+		while ((e = readdir(d))) {
+			pid_t pid = (pid_t)atoi(e->d_name), ppid, sid;
+			char state;
+
+			if (pid <= 0 || pid == self || !proc_stat(pid, &state, &ppid, &sid))
+				continue;
+			if (state == 'Z' || state == 'X')
+				continue;
+			if (sid == ch->pid || ppid == self) {
+				kill(pid, SIGKILL);
+				found = true;
+			}
+		}
+		closedir(d);
+		if (!found)
+			break;
+		sleep_ms(round < 20 ? 1 : 10);
+	}
+	init_reap(ch);
+}
+
+static void read_signals(struct init_ctx *c)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD)
+			init_signal_note(c, (int)si.ssi_signo, (int)si.ssi_pid);
+}
+
+static char **build_env(const struct plan_test *t)
+{
+	struct strlist env;
+
+	strlist_init(&env);
+	for (size_t i = 0; i < ARRAY_SIZE(default_env); i++)
+		strlist_push(&env, default_env[i]);
+	for (size_t i = 0; i < t->env.n; i++) {
+		size_t klen = (size_t)(strchr(t->env.v[i], '=') - t->env.v[i]) + 1;
+		size_t j;
+
+		for (j = 0; j < env.n; j++)
+			if (!strncmp(env.v[j], t->env.v[i], klen))
+				break;
+		if (j < env.n) {
+			free(env.v[j]);
+			env.v[j] = xstrdup(t->env.v[i]);
+		} else {
+			strlist_push(&env, t->env.v[i]);
+		}
+	}
+	return env.v;
+}
+
+static void free_vec(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+__attribute__((noreturn)) static void child(const char *path, const char *cwd, char **argv,
+					    char **envp, int out, int err)
+{
+	struct child_error ce = { STAGE_CHDIR, 0 };
+	int fd;
+
+	setsid();
+	if (chdir(cwd) < 0)
+		goto fail;
+	ce.stage = STAGE_STDIN;
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0)
+		goto fail;
+	if (dup2(fd, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		goto fail;
+	init_signals_reset();
+	ce.stage = STAGE_EXEC;
+	execve(path, argv, envp);
+fail:
+	ce.err = errno;
+	if (write(err, &ce, sizeof(ce)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int ms_until(double t)
+{
+	double d = (t - now_s()) * 1000.0;
+
+	return d <= 0 ? 0 : d > 1e9 ? 1000000000 : (int)d + 1;
+}
+
+static void exec_failed(struct init_result *r, const struct child_error *ce, const char *path,
+			const char *cwd)
+{
+	r->exec_errno = ce->err;
+	if (ce->stage == STAGE_CHDIR)
+		r->reason = xasprintf("cannot chdir to '%s': %s", cwd, strerror(ce->err));
+	else if (ce->stage == STAGE_STDIN)
+		r->reason = xasprintf("cannot open /dev/null: %s", strerror(ce->err));
+	else
+		r->reason = xasprintf("cannot exec '%s': %s", path, strerror(ce->err));
+}
+
+/* Read what the pipe has; false at end of file. */
+static bool pump(struct init_ctx *c, int fd, struct init_output *o, char *buf, size_t size)
+{
+	ssize_t n = read(fd, buf, size);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	init_output_feed(o, buf, (size_t)n);
+	init_flush(c);
+	return true;
+}
+
+static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_result *r,
+		      int *outfd, struct init_output *o, double start, char *buf, size_t size)
+{
+	enum { RUNNING, TERM_SENT, KILL_SENT } phase = RUNNING;
+	double next = r->timeout_s ? start + r->timeout_s : 0;
+
+	while (!ch->done) {
+		struct pollfd p[2] = { { c->sigfd, POLLIN, 0 }, { *outfd, POLLIN, 0 } };
+		int ms = next ? ms_until(next) : -1;
+
+		if (ms == 0) {
+			if (phase == RUNNING) {
+				kill(-ch->pid, SIGTERM);
+				r->timed_out = true;
+				strbuf_addf(&c->out, "%*s# timeout after %u s: SIGTERM to the process group\n",
+					    TAPBOOT_NEST_INDENT, "", r->timeout_s);
+				phase = TERM_SENT;
+				next = now_s() + c->grace_ms / 1000.0;
+			} else if (phase == TERM_SENT) {
+				strbuf_addf(&c->out, "%*s# still running %u ms after SIGTERM: SIGKILL\n",
+					    TAPBOOT_NEST_INDENT, "", c->grace_ms);
+				init_sweep(ch);
+				phase = KILL_SENT;
+				next = now_s() + ABANDON_MS / 1000.0;
+			} else {
+				strbuf_addf(&c->out, "%*s# pid %d survived SIGKILL, abandoned\n",
+					    TAPBOOT_NEST_INDENT, "", (int)ch->pid);
+				r->abandoned = true;
+				break;
+			}
+			init_flush(c);
+			continue;
+		}
+		if (poll(p, *outfd >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
+			sleep_ms(10); /* cannot happen with valid fds; do not spin */
+		if (*outfd >= 0 && p[1].revents && !pump(c, *outfd, o, buf, size)) {
+			close(*outfd);
+			*outfd = -1;
+		}
+		if (p[0].revents & POLLIN)
+			read_signals(c);
+		init_reap(ch);
+	}
+}
+
+/* Everything in the session was killed, so the pipe ends soon; a writer that escaped (it
+ * cannot, short of ptrace tricks) costs INIT_DRAIN_MS, not the run. */
+static void drain(struct init_ctx *c, int fd, struct init_output *o, char *buf, size_t size)
+{
+	double end = now_s() + INIT_DRAIN_MS / 1000.0;
+
+	while (fd >= 0) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int ms = ms_until(end);
+
+		if (ms == 0 || poll(&p, 1, ms) <= 0)
+			break;
+		if (!pump(c, fd, o, buf, size))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static char *image_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
+		   struct init_result *r)
+{
+	char *path = xasprintf("%s%s", c->root, t->path);
+	char *dir = t->cwd ? xstrdup(t->cwd) : image_dir(t->path);
+	char *cwd = xasprintf("%s%s", c->root, dir);
+	char **envp = build_env(t);
+	char **argv = xcalloc(t->args.n + 2, sizeof(*argv));
+	struct init_child ch = { 0, false, 0 };
+	struct init_output o;
+	struct init_health h;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	size_t bufsize = 65536;
+	char *buf = xmalloc(bufsize);
+	double start;
+
+	(void)num;
+	memset(r, 0, sizeof(*r));
+	memset(&h, 0, sizeof(h));
+	r->timeout_s = c->opt.timeout_s >= 0 ? (unsigned)c->opt.timeout_s : t->timeout_s;
+	argv[0] = xstrdup(path);
+	for (size_t i = 0; i < t->args.n; i++)
+		argv[i + 1] = xstrdup(t->args.v[i]);
+	init_output_init(&o, &c->out, c->opt.output_max);
+	c->in_test = true;
+	init_kernel_begin(&c->kernel);
+	start = now_s();
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		r->exec_errno = errno;
+		r->reason = xasprintf("cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	ch.pid = fork();
+	if (ch.pid < 0) {
+		r->exec_errno = errno;
+		r->reason = xasprintf("cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (ch.pid == 0)
+		child(path, cwd, argv, envp, outp[1], errp[1]);
+	close(outp[1]);
+	close(errp[1]);
+	outp[1] = errp[1] = -1;
+	{
+		struct child_error ce;
+		ssize_t n;
+
+		/* Ends at exec (close-on-exec) or with the child's report of what failed. */
+		do
+			n = read(errp[0], &ce, sizeof(ce));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(ce))
+			exec_failed(r, &ce, path, cwd);
+	}
+	wait_test(c, &ch, r, &outp[0], &o, start, buf, bufsize);
+	r->duration_s = now_s() - start;
+	if (ch.done && WIFEXITED(ch.status)) {
+		r->exited = true;
+		r->exit_code = WEXITSTATUS(ch.status);
+	} else if (ch.done && WIFSIGNALED(ch.status)) {
+		r->signo = WTERMSIG(ch.status);
+	}
+	/* The test is over when its main process is: what it left behind goes now, so a daemon
+	 * holding the pipe open cannot stall the run or write into the next test's output. */
+	init_sweep(&ch);
+	drain(c, outp[0], &o, buf, bufsize);
+	outp[0] = -1;
+	init_reap(NULL);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (!r->duration_s)
+		r->duration_s = now_s() - start;
+	init_output_finish(&o);
+	init_kernel_end(&c->kernel, &c->out, &h);
+	init_decide(r, &o, &h);
+	c->in_test = false;
+	init_output_release(&o);
+	init_health_release(&h);
+	free_vec(argv);
+	free_vec(envp);
+	free(buf);
+	free(path);
+	free(dir);
+	free(cwd);
+}
