@@ -1,0 +1,20 @@
+#!/bin/bash
+# demo.sh: fetches Debian's x86_64 and arm64 kernels and boots the example tests on both
+# (called by `make demo` after the build). Prints each run's summary.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$top/build}
+TAPBOOT=${TAPBOOT:-$OUT/tapboot}
+status=0
+for arch in x86_64 arm64; do
+	kernel=$("$top/scripts/fetch-kernel.sh" "$arch")
+	g=$OUT/guest/$arch
+	echo
+	echo "== $arch: $kernel"
+	# A static test, a dynamically linked one (its libraries are packed automatically), a
+	# shell script (busybox is added for it), a test with its own TAP subtests, a skip.
+	"$TAPBOOT" run --kernel "$kernel" -o "$OUT/demo-$arch" --force --timeout 10 \
+		"$g/static/pass" "$g/dynamic/own_tap_pass" "$g/scripts/hello.sh" "$g/static/skip" \
+		"$g/static/xfail" || status=$?
+done
+exit $status
