@@ -40,6 +40,7 @@ static void plan_test_release(struct plan_test *t)
 	free(t->name);
 	free(t->path);
 	free(t->cwd);
+	free(t->skip_reason);
 	strlist_release(&t->args);
 	strlist_release(&t->env);
 	strlist_release(&t->configs);
@@ -124,6 +125,8 @@ void plan_write(const struct plan *p, struct strbuf *out)
 				put(out, "flag", plan_flag_name(1u << b));
 		for (size_t j = 0; j < t->configs.n; j++)
 			put(out, "config", t->configs.v[j]);
+		if (t->skip_reason)
+			put(out, "skip", t->skip_reason);
 		strbuf_addstr(out, "end\n");
 	}
 }
@@ -209,6 +212,9 @@ static int parse_line(struct plan *p, struct plan_test **cur, char *line, const 
 		(*cur)->flags |= (unsigned)f;
 	} else if (!strcmp(key, "config")) {
 		strlist_push(&(*cur)->configs, value);
+	} else if (!strcmp(key, "skip")) {
+		free((*cur)->skip_reason);
+		(*cur)->skip_reason = xstrdup(value);
 	} else {
 		return error_at(file, lineno, "unknown key '%s'", key);
 	}

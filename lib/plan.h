@@ -11,6 +11,8 @@
  *   env KEY=VALUE           (added to the environment, repeatable)
  *   flag disruptive         (repeatable)
  *   config CONFIG_FOO       (kernel option the test needs, repeatable)
+ *   skip REASON             (the host already knows it cannot run: the init reports it skipped
+ *                            with REASON without running it, e.g. missing kernel options)
  *   end
  * Unknown keys are an error, so a newer builder's plan is not silently misread. */
 #ifndef TAPBOOT_PLAN_H
@@ -40,6 +42,7 @@ struct plan_test {
 	char *name; /* owned */
 	char *path; /* owned, absolute in the image */
 	char *cwd; /* owned, may be NULL */
+	char *skip_reason; /* owned, may be NULL: report as skipped without running */
 	unsigned timeout_s;
 	unsigned flags;
 	struct strlist args;
