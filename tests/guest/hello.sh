@@ -1,0 +1,4 @@
+#!/bin/sh
+# hello.sh: a shell test (needs /bin/sh in the image). Expected verdict: pass (exit 0).
+echo "hello from $0 in $(pwd)"
+exit 0
