@@ -1,0 +1,1078 @@
+/* builder.c: builder_build(): inputs -> image model -> cpio segments (cached) -> the output. */
+#include "builder.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "elfinfo.h"
+#include "error.h"
+#include "image.h"
+#include "inputs.h"
+
+#ifndef TAPBOOT_SRCDIR
+#define TAPBOOT_SRCDIR "."
+#endif
+
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define HOST_MACHINE EM_386
+#elif defined(__arm__)
+#define HOST_MACHINE EM_ARM
+#elif defined(__powerpc64__)
+#define HOST_MACHINE EM_PPC64
+#elif defined(__riscv)
+#define HOST_MACHINE EM_RISCV
+#else
+#define HOST_MACHINE EM_NONE
+#endif
+
+static const char *const compress_names[] = {
+	[BUILDER_COMPRESS_NONE] = "none", [BUILDER_COMPRESS_GZIP] = "gzip",
+	[BUILDER_COMPRESS_XZ] = "xz",	  [BUILDER_COMPRESS_ZSTD] = "zstd",
+	[BUILDER_COMPRESS_LZ4] = "lz4",
+};
+
+/* The kernel option that lets it unpack each compression (usr/Kconfig). */
+static const char *const compress_config[] = {
+	[BUILDER_COMPRESS_NONE] = NULL,		  [BUILDER_COMPRESS_GZIP] = "CONFIG_RD_GZIP",
+	[BUILDER_COMPRESS_XZ] = "CONFIG_RD_XZ",	  [BUILDER_COMPRESS_ZSTD] = "CONFIG_RD_ZSTD",
+	[BUILDER_COMPRESS_LZ4] = "CONFIG_RD_LZ4",
+};
+
+int builder_compress_from_name(const char *name)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(compress_names); i++)
+		if (!strcmp(compress_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+const char *builder_compress_name(enum builder_compress c)
+{
+	return (unsigned)c < ARRAY_SIZE(compress_names) ? compress_names[c] : NULL;
+}
+
+void builder_opts_init(struct builder_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->target.elf_machine = HOST_MACHINE;
+	o->target.elf_class = sizeof(void *) == 8 ? 64 : 32;
+	o->compress = BUILDER_COMPRESS_NONE;
+	o->busybox = 0;
+	o->default_timeout = PLAN_DEFAULT_TIMEOUT;
+	strlist_init(&o->load_modules);
+}
+
+void builder_opts_release(struct builder_opts *o)
+{
+	strlist_release(&o->load_modules);
+}
+
+/* Debian's multiarch triples and cross sysroots (/usr/TRIPLE from the libc6-dev-*-cross
+ * packages); i386's cross sysroot is named after the i686 compiler. */
+static const struct {
+	unsigned machine, bits;
+	const char *multiarch, *cross;
+} triples[] = {
+	{ EM_X86_64, 64, "x86_64-linux-gnu", "x86_64-linux-gnu" },
+	{ EM_AARCH64, 64, "aarch64-linux-gnu", "aarch64-linux-gnu" },
+	{ EM_386, 32, "i386-linux-gnu", "i686-linux-gnu" },
+	{ EM_ARM, 32, "arm-linux-gnueabihf", "arm-linux-gnueabihf" },
+	{ EM_PPC64, 64, "powerpc64le-linux-gnu", "powerpc64le-linux-gnu" },
+	{ EM_RISCV, 64, "riscv64-linux-gnu", "riscv64-linux-gnu" },
+	{ EM_S390, 64, "s390x-linux-gnu", "s390x-linux-gnu" },
+};
+
+static int triple_index(const struct builder_target *t)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(triples); i++)
+		if (triples[i].machine == t->elf_machine && triples[i].bits == t->elf_class)
+			return (int)i;
+	return -1;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* --sysroot, else / for the host's architecture and Debian's cross sysroot for others. A
+ * configured cross sysroot that is missing for the host's own architecture (configs/x86_64.conf
+ * names /usr/x86_64-linux-gnu, absent on an x86_64 host) falls back to /. */
+static char *pick_sysroot(const struct builder_target *t)
+{
+	int ti = triple_index(t);
+	bool host = t->elf_machine == HOST_MACHINE;
+
+	if (t->sysroot && (is_dir(t->sysroot) || !host))
+		return xstrdup(t->sysroot);
+	if (host || ti < 0)
+		return xstrdup("/");
+	return xasprintf("/usr/%s", triples[ti].cross);
+}
+
+/* ---- dynamic dependencies ---- */
+
+struct deps {
+	struct image *img;
+	const struct builder_target *t;
+	const char *sysroot;
+	struct strlist dirs; /* sysroot-relative library directories, search order */
+	struct strlist done; /* image paths already followed */
+	char *interp_base; /* the current test's interpreter's file name (its soname) */
+};
+
+static char *join(const char *root, const char *p)
+{
+	if (!strcmp(root, "/"))
+		return xstrdup(p);
+	return xasprintf("%s%s%s", root, p[0] == '/' ? "" : "/", p);
+}
+
+/* Follow symlinks of the last components inside root: an absolute target means root/target,
+ * as the guest will see it. Returns the host path of a regular file, or NULL. */
+static char *root_resolve(const char *root, const char *image_path)
+{
+	char *p = xstrdup(image_path);
+
+	for (int hops = 0; hops < 40; hops++) {
+		char *h = join(root, p), target[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(h, &st)) {
+			free(h);
+			break;
+		}
+		if (S_ISREG(st.st_mode)) {
+			free(p);
+			return h;
+		}
+		if (!S_ISLNK(st.st_mode) || (n = readlink(h, target, sizeof(target) - 1)) < 0) {
+			free(h);
+			break;
+		}
+		target[n] = '\0';
+		free(h);
+		if (target[0] == '/') {
+			free(p);
+			p = xstrdup(target);
+		} else {
+			char *slash = strrchr(p, '/');
+			char *np = xasprintf("%.*s/%s", slash ? (int)(slash - p) : 0, p, target);
+
+			free(p);
+			p = np;
+		}
+	}
+	free(p);
+	return NULL;
+}
+
+static bool elf_fits(const struct deps *d, const char *host)
+{
+	struct elfinfo ei;
+	bool ok;
+
+	elfinfo_init(&ei);
+	/* A library of another architecture in the same directory is skipped, as ld.so does. */
+	ok = !elfinfo_read(&ei, host, host) && ei.is_elf && ei.machine == d->t->elf_machine &&
+	     ei.bits == d->t->elf_class;
+	elfinfo_release(&ei);
+	return ok;
+}
+
+static int deps_follow(struct deps *d, const char *host, const char *image, const char *test_host,
+		       const char *test_image, const char *origin);
+
+/* Pack host at image (unless the image has it) and follow its own dependencies. */
+static int deps_pack(struct deps *d, const char *host, const char *image, const char *test_host,
+		     const char *test_image, const char *origin)
+{
+	char *norm = image_path_normalise(image, origin);
+	int ret = 0;
+
+	if (!norm)
+		return -1;
+	for (size_t i = 0; i < d->done.n; i++)
+		if (!strcmp(d->done.v[i], norm)) {
+			free(norm);
+			return 0;
+		}
+	strlist_push(&d->done, norm);
+	if (!image_has(d->img, norm) && !image_add_file(d->img, norm, host, 0755, origin))
+		ret = -1;
+	if (!ret)
+		ret = deps_follow(d, host, norm, test_host, test_image, origin);
+	free(norm);
+	return ret;
+}
+
+static char *dir_of(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	return slash ? xstrndup(p, (size_t)(slash - p)) : xstrdup(".");
+}
+
+/* Look a DT_NEEDED name up the way ld.so does: DT_RPATH (when there is no DT_RUNPATH), then
+ * DT_RUNPATH, then the test's own directory (kselftest's rseq links a library there, found
+ * through -rpath=./ and the test's working directory), then the system directories. */
+static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *name,
+		       const char *host, const char *image, const char *test_host,
+		       const char *test_image, const char *origin)
+{
+	const struct strlist *paths[2] = { ei->runpath.n ? NULL : &ei->rpath, &ei->runpath };
+	char *obj_hdir = dir_of(host), *obj_idir = dir_of(image);
+	char *test_hdir = dir_of(test_host), *test_idir = dir_of(test_image);
+	int ret = 1;
+
+	for (int k = 0; k < 2 && ret > 0; k++) {
+		for (size_t i = 0; paths[k] && i < paths[k]->n && ret > 0; i++) {
+			const char *e = paths[k]->v[i];
+			char *h, *im;
+
+			if (!strncmp(e, "$ORIGIN", 7) || !strncmp(e, "${ORIGIN}", 9)) {
+				const char *rest = e + (e[1] == '{' ? 9 : 7);
+
+				h = xasprintf("%s%s/%s", obj_hdir, rest, name);
+				im = xasprintf("%s%s/%s", obj_idir, rest, name);
+			} else if (e[0] == '/') {
+				char *r = join(d->sysroot, e);
+
+				h = xasprintf("%s/%s", r, name);
+				im = xasprintf("%s/%s", e, name);
+				free(r);
+			} else {
+				/* relative to the working directory: the test's directory */
+				h = xasprintf("%s/%s/%s", test_hdir, e, name);
+				im = xasprintf("%s/%s/%s", test_idir, e, name);
+			}
+			if (!access(h, R_OK) && elf_fits(d, h)) {
+				char *real = realpath(h, NULL);
+
+				ret = deps_pack(d, real ? real : h, im, test_host, test_image, origin);
+				free(real);
+			}
+			free(h);
+			free(im);
+		}
+	}
+	if (ret > 0) {
+		char *h = xasprintf("%s/%s", test_hdir, name);
+
+		if (!access(h, R_OK) && elf_fits(d, h)) {
+			char *real = realpath(h, NULL), *im = xasprintf("%s/%s", test_idir, name);
+
+			ret = deps_pack(d, real ? real : h, im, test_host, test_image, origin);
+			free(real);
+			free(im);
+		}
+		free(h);
+	}
+	for (size_t i = 0; i < d->dirs.n && ret > 0; i++) {
+		char *im = xasprintf("%s/%s", d->dirs.v[i], name);
+		char *h = root_resolve(d->sysroot, im);
+
+		if (h && elf_fits(d, h))
+			ret = deps_pack(d, h, im, test_host, test_image, origin);
+		free(h);
+		free(im);
+	}
+	if (ret > 0)
+		ret = error("%s: '%s' needs '%s', which is not in the sysroot '%s' (searched %s/lib, "
+			    "%s/usr/lib and the multiarch directories)",
+			    origin, host, name, d->sysroot, strcmp(d->sysroot, "/") ? d->sysroot : "",
+			    strcmp(d->sysroot, "/") ? d->sysroot : "");
+	free(obj_hdir);
+	free(obj_idir);
+	free(test_hdir);
+	free(test_idir);
+	return ret;
+}
+
+static int deps_follow(struct deps *d, const char *host, const char *image, const char *test_host,
+		       const char *test_image, const char *origin)
+{
+	struct elfinfo ei;
+	int ret = 0;
+
+	elfinfo_init(&ei);
+	if (elfinfo_read(&ei, host, origin)) {
+		elfinfo_release(&ei);
+		return -1;
+	}
+	if (ei.interp) {
+		char *h = root_resolve(d->sysroot, ei.interp);
+
+		free(d->interp_base);
+		d->interp_base = xstrdup(strrchr(ei.interp, '/') ? strrchr(ei.interp, '/') + 1
+								 : ei.interp);
+		if (!h)
+			ret = error("%s: '%s' needs the interpreter '%s', which is not in the "
+				    "sysroot '%s'",
+				    origin, host, ei.interp, d->sysroot);
+		else
+			ret = deps_pack(d, h, ei.interp, test_host, test_image, origin);
+		free(h);
+	}
+	for (size_t i = 0; !ret && i < ei.needed.n; i++) {
+		const char *n = ei.needed.v[i];
+
+		if (strchr(n, '/'))
+			continue; /* a path: ld.so opens it as it is; nothing to look up */
+		/* libc needs ld.so by its soname: the running interpreter satisfies it. */
+		if (d->interp_base && !strcmp(n, d->interp_base))
+			continue;
+		ret = deps_lookup(d, &ei, n, host, image, test_host, test_image, origin);
+	}
+	elfinfo_release(&ei);
+	return ret;
+}
+
+static int pack_deps(struct image *img, const struct inputs *in, const struct builder_target *t,
+		     const char *sysroot)
+{
+	/* "@" stands for the multiarch triple. */
+	static const char *const dirs[] = { "/lib/@", "/usr/lib/@", "/lib64", "/usr/lib64",
+					    "/lib32", "/lib",	"/usr/lib",   "/usr/local/lib" };
+	struct deps d = { img, t, sysroot, { 0 }, { 0 }, NULL };
+	int ti = triple_index(t), ret = 0;
+
+	strlist_init(&d.dirs);
+	strlist_init(&d.done);
+	for (unsigned i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char *dir;
+
+		if (strchr(dirs[i], '@')) {
+			if (ti < 0)
+				continue;
+			dir = xasprintf("%.*s%s", (int)(strchr(dirs[i], '@') - dirs[i]), dirs[i],
+					triples[ti].multiarch);
+		} else {
+			dir = xstrdup(dirs[i]);
+		}
+		strlist_push(&d.dirs, dir);
+		free(dir);
+	}
+	for (size_t i = 0; !ret && i < in->ndyn; i++)
+		ret = deps_follow(&d, in->dyn[i].host, in->dyn[i].image, in->dyn[i].host,
+				  in->dyn[i].image, in->dyn[i].host);
+	strlist_release(&d.dirs);
+	strlist_release(&d.done);
+	free(d.interp_base);
+	return ret;
+}
+
+/* ---- running helpers (busybox --list-full, scripts/fetch-busybox.sh) ---- */
+
+/* Run argv, collecting stdout; stderr passes through. Returns the exit status or -1. */
+static int run_capture(const char *const *argv, struct strbuf *out, bool quiet_stderr)
+{
+	int pfd[2], status;
+	pid_t pid;
+	char buf[4096];
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return error_errno("cannot create a pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error_errno("cannot fork");
+	}
+	if (!pid) {
+		dup2(pfd[1], 1);
+		if (quiet_stderr) {
+			int null = open("/dev/null", O_WRONLY);
+
+			if (null >= 0)
+				dup2(null, 2);
+		}
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t r = read(pfd[0], buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		strbuf_add(out, buf, (size_t)r);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error_errno("cannot wait for '%s'", argv[0]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static bool elf_for(const char *path, const struct builder_target *t)
+{
+	struct elfinfo ei;
+	bool ok;
+
+	if (access(path, R_OK))
+		return false;
+	elfinfo_init(&ei);
+	ok = !elfinfo_read(&ei, path, path) && ei.is_elf && ei.machine == t->elf_machine &&
+	     ei.bits == t->elf_class;
+	elfinfo_release(&ei);
+	return ok;
+}
+
+/* opts->busybox_path, else the host's /bin/busybox (Debian's busybox-static) when it is built
+ * for the target, else the copy scripts/fetch-busybox.sh keeps in the cache. */
+static char *find_busybox(const struct builder_opts *o)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *srcdir = getenv("TAPBOOT_SRCDIR");
+	char *cached, *script;
+	struct strbuf out = STRBUF_INIT;
+	const char *argv[3];
+	int st;
+
+	if (o->busybox_path) {
+		if (access(o->busybox_path, R_OK)) {
+			error_errno("cannot read busybox '%s'", o->busybox_path);
+			return NULL;
+		}
+		return xstrdup(o->busybox_path);
+	}
+	if (elf_for("/bin/busybox", &o->target))
+		return xstrdup("/bin/busybox");
+	if (!o->target.arch) {
+		error("no busybox for this architecture: pass its path");
+		return NULL;
+	}
+	cached = xdg && *xdg ? xasprintf("%s/tapboot/busybox/%s/bin/busybox", xdg, o->target.arch)
+			     : xasprintf("%s/.cache/tapboot/busybox/%s/bin/busybox",
+					 home ? home : "/root", o->target.arch);
+	if (elf_for(cached, &o->target))
+		return cached;
+	free(cached);
+	script = xasprintf("%s/scripts/fetch-busybox.sh", srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
+	argv[0] = script;
+	argv[1] = o->target.arch;
+	argv[2] = NULL;
+	strbuf_init(&out);
+	st = run_capture(argv, &out, false);
+	while (out.len && (out.buf[out.len - 1] == '\n'))
+		out.buf[--out.len] = '\0';
+	if (st || !out.len || !elf_for(out.buf, &o->target)) {
+		if (st >= 0)
+			error("cannot get a busybox for %s: '%s %s' failed (status %d)", o->target.arch,
+			      script, o->target.arch, st);
+		free(script);
+		strbuf_release(&out);
+		return NULL;
+	}
+	free(script);
+	return strbuf_detach(&out);
+}
+
+/* Applets of Debian 12's busybox-static when no busybox can run here to say: the shells and
+ * the tools kselftest's scripts use. */
+static const char *const fallback_applets[] = {
+	"bin/sh", "bin/ash", "bin/cat", "bin/chmod", "bin/cp", "bin/date", "bin/dd", "bin/dmesg",
+	"bin/echo", "bin/false", "bin/grep", "bin/kill", "bin/ln", "bin/ls", "bin/mkdir",
+	"bin/mknod", "bin/mount", "bin/mv", "bin/ps", "bin/pwd", "bin/rm", "bin/rmdir", "bin/sed",
+	"bin/sleep", "bin/sync", "bin/true", "bin/umount", "bin/uname", "sbin/insmod", "sbin/lsmod",
+	"sbin/modprobe", "sbin/rmmod", "sbin/sysctl", "sbin/ip", "usr/bin/[", "usr/bin/[[",
+	"usr/bin/awk", "usr/bin/basename", "usr/bin/cmp", "usr/bin/cut", "usr/bin/diff",
+	"usr/bin/dirname", "usr/bin/env", "usr/bin/expr", "usr/bin/find", "usr/bin/head",
+	"usr/bin/id", "usr/bin/od", "usr/bin/printf", "usr/bin/readlink", "usr/bin/realpath",
+	"usr/bin/seq", "usr/bin/sort", "usr/bin/stat", "usr/bin/tail", "usr/bin/tee",
+	"usr/bin/test", "usr/bin/timeout", "usr/bin/touch", "usr/bin/tr", "usr/bin/uniq",
+	"usr/bin/wc", "usr/bin/which", "usr/bin/xargs", "usr/bin/yes",
+};
+
+/* The applet links: `busybox --list-full` of the busybox itself when it runs here, else of
+ * the host's /bin/busybox. A foreign busybox cannot run on the host (no binfmt emulation is
+ * assumed), and Debian builds busybox-static with one configuration for every architecture,
+ * so the host's list (same Debian release) names the foreign binary's applets; without any
+ * busybox here, a shipped list of common applets. */
+static void busybox_applets(const char *bb, const struct builder_target *t, struct strlist *out)
+{
+	const char *runner = NULL;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (t->elf_machine == HOST_MACHINE && !access(bb, X_OK))
+		runner = bb;
+	else if (!access("/bin/busybox", X_OK))
+		runner = "/bin/busybox";
+	strbuf_init(&sb);
+	if (runner) {
+		const char *argv[] = { runner, "--list-full", NULL };
+
+		if (run_capture(argv, &sb, true) == 0) {
+			char *p = sb.buf;
+
+			while (p && *p) {
+				char *nl = strchr(p, '\n');
+
+				if (nl)
+					*nl = '\0';
+				/* linuxrc (the old initrd entry point) is no applet link we want */
+				if (strchr(p, '/') && strcmp(p, "bin/busybox"))
+					strlist_push(out, p);
+				p = nl ? nl + 1 : NULL;
+			}
+		}
+	}
+	strbuf_release(&sb);
+	if (!out->n)
+		for (unsigned i = 0; i < ARRAY_SIZE(fallback_applets); i++)
+			strlist_push(out, fallback_applets[i]);
+}
+
+static int pack_busybox(struct image *img, const struct builder_opts *o)
+{
+	struct strlist applets;
+	char *bb = find_busybox(o);
+	int ret = 0;
+
+	if (!bb)
+		return -1;
+	if (!elf_for(bb, &o->target)) {
+		error("busybox '%s' is not a %u-bit %s program", bb, o->target.elf_class,
+		      elfinfo_machine_name(o->target.elf_machine));
+		free(bb);
+		return -1;
+	}
+	if (!image_has(img, "bin/busybox") && !image_add_file(img, "bin/busybox", bb, 0755, bb)) {
+		free(bb);
+		return -1;
+	}
+	strlist_init(&applets);
+	busybox_applets(bb, &o->target, &applets);
+	for (size_t i = 0; i < applets.n && !ret; i++) {
+		const char *a = applets.v[i];
+		struct strbuf target = STRBUF_INIT;
+		char *norm = image_path_normalise(a, bb);
+
+		if (!norm) {
+			ret = -1;
+			break;
+		}
+		/* a relative target from the link's directory: bin/ -> busybox,
+		 * usr/sbin/ -> ../../bin/busybox */
+		strbuf_init(&target);
+		for (const char *s = strchr(norm, '/'); s; s = strchr(s + 1, '/'))
+			strbuf_addstr(&target, "../");
+		strbuf_addstr(&target, "bin/busybox");
+		if (!strncmp(norm, "bin/", 4) && !strchr(norm + 4, '/')) {
+			strbuf_reset(&target);
+			strbuf_addstr(&target, "busybox");
+		}
+		/* What the inputs pack wins over an applet link. */
+		if (!image_has(img, norm) && !image_add_symlink(img, norm, target.buf, bb))
+			ret = -1;
+		strbuf_release(&target);
+		free(norm);
+	}
+	strlist_release(&applets);
+	free(bb);
+	return ret;
+}
+
+/* ---- modules ---- */
+
+static void module_name(const char *path, struct strbuf *out)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *ko = strstr(base, ".ko");
+
+	strbuf_reset(out);
+	for (const char *s = base; *s && s != ko; s++)
+		strbuf_addch(out, *s == '-' ? '_' : *s);
+}
+
+static bool same_module(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (!((*a == *b) || ((*a == '-' || *a == '_') && (*b == '-' || *b == '_'))))
+			return false;
+	return !*a && !*b;
+}
+
+/* modules.dep lines: "kernel/x/foo.ko: kernel/y/bar.ko kernel/z/baz.ko" (deps in load order
+ * reversed: the last one loads first, as modprobe does). */
+struct moddep {
+	char **path; /* [i]: module path relative to the tree */
+	char **deps; /* [i]: the rest of its line */
+	size_t n, alloc, dalloc;
+};
+
+static long moddep_find(const struct moddep *m, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_init(&sb);
+	for (size_t i = 0; i < m->n; i++) {
+		module_name(m->path[i], &sb);
+		if (same_module(sb.buf, name)) {
+			strbuf_release(&sb);
+			return (long)i;
+		}
+	}
+	strbuf_release(&sb);
+	return -1;
+}
+
+static int moddep_add(struct moddep *m, size_t i, struct strlist *order, struct strlist *files,
+		      int depth)
+{
+	char *deps, *p, *w;
+	struct strbuf sb = STRBUF_INIT;
+	struct strlist list;
+
+	for (size_t k = 0; k < files->n; k++)
+		if (!strcmp(files->v[k], m->path[i]))
+			return 0;
+	if (depth > 64)
+		return error("modules.dep: dependency loop at '%s'", m->path[i]);
+	deps = xstrdup(m->deps[i]);
+	strlist_init(&list);
+	for (p = deps; (w = strtok_r(p, " \t", &p));)
+		strlist_push(&list, w);
+	for (size_t k = list.n; k-- > 0;) {
+		long j = -1;
+
+		for (size_t q = 0; q < m->n; q++)
+			if (!strcmp(m->path[q], list.v[k]))
+				j = (long)q;
+		if (j >= 0 && moddep_add(m, (size_t)j, order, files, depth + 1)) {
+			free(deps);
+			strlist_release(&list);
+			return -1;
+		}
+	}
+	strlist_push(files, m->path[i]);
+	strbuf_init(&sb);
+	module_name(m->path[i], &sb);
+	strlist_push(order, sb.buf);
+	strbuf_release(&sb);
+	free(deps);
+	strlist_release(&list);
+	return 0;
+}
+
+static int add_tree_at(struct image *img, const char *host, const char *image);
+
+/* With modules requested: the modules.* indexes plus each requested module and its
+ * dependencies, the plan's list in load order; without: the whole tree. */
+static int pack_modules(struct image *img, const char *dir, const struct strlist *want,
+			struct strlist *order)
+{
+	char *real = realpath(dir, NULL), *version, *top, *depfile, *buf = NULL;
+	struct moddep m = { 0 };
+	struct strlist files;
+	size_t len = 0;
+	FILE *fp;
+	int ret = -1;
+
+	if (!real)
+		return error_errno("cannot read modules directory '%s'", dir);
+	version = strrchr(real, '/') + 1;
+	top = xasprintf("lib/modules/%s", version);
+	strlist_init(&files);
+	if (!want->n) {
+		ret = add_tree_at(img, real, top);
+		goto out;
+	}
+	depfile = xasprintf("%s/modules.dep", real);
+	fp = fopen(depfile, "r");
+	if (!fp) {
+		error_errno("cannot open '%s' (run depmod for the tree)", depfile);
+		free(depfile);
+		goto out;
+	}
+	while (getline(&buf, &len, fp) > 0) {
+		char *colon = strchr(buf, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		buf[strcspn(colon + 1, "\n") + (size_t)(colon + 1 - buf)] = '\0';
+		xgrow(&m.path, &m.alloc, m.n + 1, sizeof(*m.path));
+		xgrow(&m.deps, &m.dalloc, m.n + 1, sizeof(*m.deps));
+		m.path[m.n] = xstrdup(buf);
+		m.deps[m.n] = xstrdup(colon + 1);
+		m.n++;
+	}
+	free(buf);
+	fclose(fp);
+	for (size_t i = 0; i < want->n; i++) {
+		long j = moddep_find(&m, want->v[i]);
+
+		if (j < 0) {
+			error("module '%s' is not in '%s'", want->v[i], depfile);
+			free(depfile);
+			goto out_free;
+		}
+		if (moddep_add(&m, (size_t)j, order, &files, 0)) {
+			free(depfile);
+			goto out_free;
+		}
+	}
+	free(depfile);
+	{
+		static const char *const idx[] = { "modules.dep", "modules.dep.bin", "modules.alias",
+						   "modules.alias.bin", "modules.builtin",
+						   "modules.builtin.bin", "modules.builtin.modinfo",
+						   "modules.order", "modules.softdep", "modules.symbols",
+						   "modules.symbols.bin", "modules.devname" };
+
+		for (unsigned i = 0; i < ARRAY_SIZE(idx); i++)
+			strlist_push(&files, idx[i]);
+	}
+	ret = 0;
+	for (size_t i = 0; i < files.n && !ret; i++) {
+		char *h = xasprintf("%s/%s", real, files.v[i]);
+		char *im = xasprintf("%s/%s", top, files.v[i]);
+		char *norm = image_path_normalise(im, h);
+
+		if (!norm)
+			ret = -1;
+		else if (!access(h, R_OK) && !image_add_file(img, norm, h, 0644, h))
+			ret = -1;
+		else if (access(h, R_OK) && strncmp(files.v[i], "modules.", 8))
+			ret = error_errno("cannot read module '%s'", h);
+		free(norm);
+		free(h);
+		free(im);
+	}
+out_free:
+	for (size_t i = 0; i < m.n; i++) {
+		free(m.path[i]);
+		free(m.deps[i]);
+	}
+	free(m.path);
+	free(m.deps);
+out:
+	strlist_release(&files);
+	free(top);
+	free(real);
+	return ret;
+}
+
+/* ---- output ---- */
+
+static int append_file(int out, const char *path, const char *what)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	int ret = 0;
+
+	if (fd < 0)
+		return error_errno("cannot open cached segment '%s'", path);
+	for (;;) {
+		ssize_t r = copy_file_range(fd, NULL, out, NULL, 1 << 30, 0);
+
+		if (r == 0)
+			goto out_close;
+		if (r < 0)
+			break;
+	}
+	/* copy_file_range refused (another file system, old kernel): read and write */
+	if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+		ret = error_errno("cannot write '%s'", what);
+		goto out_close;
+	}
+	buf = xmalloc(1 << 20);
+	for (;;) {
+		ssize_t r = read(fd, buf, 1 << 20), w = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = error_errno("cannot read cached segment '%s'", path);
+			break;
+		}
+		if (!r)
+			break;
+		while (w < r) {
+			ssize_t n = write(out, buf + w, (size_t)(r - w));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = error_errno("cannot write '%s'", what);
+				break;
+			}
+			w += n;
+		}
+		if (ret)
+			break;
+	}
+	free(buf);
+out_close:
+	close(fd);
+	return ret;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *p = xstrdup(dir);
+
+	for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			error_errno("cannot create directory '%s'", p);
+			free(p);
+			return -1;
+		}
+		if (!s)
+			break;
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+/* One segment through the cache: reuse cache_dir/KEY.cpio, or write it there (temporary
+ * name, renamed) and append it. */
+static int write_cached(const struct image *img, unsigned seg, enum builder_compress c,
+			const char *cache_dir, int out, const char *what, unsigned *hits)
+{
+	char key[65], *path, *tmp;
+	int fd, ret;
+
+	image_segment_key(img, seg, c, key);
+	path = xasprintf("%s/%s.cpio", cache_dir, key);
+	if (!access(path, R_OK)) {
+		(*hits)++;
+		ret = append_file(out, path, what);
+		free(path);
+		return ret;
+	}
+	tmp = xasprintf("%s/.%s.XXXXXX", cache_dir, key);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = error_errno("cannot create '%s'", tmp);
+		goto out;
+	}
+	ret = cpio_write_segment(img, seg, c, fd, tmp);
+	if (close(fd) && !ret)
+		ret = error_errno("cannot write '%s'", tmp);
+	if (!ret && rename(tmp, path))
+		ret = error_errno("cannot rename '%s' to '%s'", tmp, path);
+	if (ret)
+		unlink(tmp);
+	else
+		ret = append_file(out, path, what);
+out:
+	free(tmp);
+	free(path);
+	return ret;
+}
+
+static void warn_config(const char *config, enum builder_compress c)
+{
+	const char *opt = compress_config[c];
+	char *line = NULL;
+	size_t len = 0, olen;
+	bool found = false;
+	FILE *fp;
+
+	if (!opt || !config)
+		return;
+	fp = fopen(config, "r");
+	if (!fp) {
+		warning_errno("cannot read the kernel config '%s'", config);
+		return;
+	}
+	olen = strlen(opt);
+	while (!found && getline(&line, &len, fp) > 0)
+		found = !strncmp(line, opt, olen) && !strncmp(line + olen, "=y", 2);
+	free(line);
+	fclose(fp);
+	if (!found)
+		warning("the kernel config '%s' lacks %s=y: this kernel cannot unpack a %s initramfs",
+			config, opt, compress_names[c]);
+}
+
+static int add_tree_at(struct image *img, const char *host, const char *image)
+{
+	struct builder_target none = { 0 };
+	struct plan p;
+	struct inputs in;
+	int ret;
+
+	plan_init(&p);
+	inputs_init(&in, img, &p, &none, 0);
+	ret = inputs_add_tree(&in, host, image, false);
+	inputs_release(&in);
+	plan_release(&p);
+	return ret;
+}
+
+static int parse_epoch(int64_t *out)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	*out = 0;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 0 || v > 0xffffffffLL)
+		return error("SOURCE_DATE_EPOCH '%s' is not a number of seconds (newc holds 32 bits)",
+			     s);
+	*out = v;
+	return 0;
+}
+
+static int build_image(const struct builder_opts *o, const char *const *inputs, size_t ninputs,
+		       struct image *img, struct plan *plan)
+{
+	struct inputs in;
+	struct strlist mods;
+	struct strbuf pl = STRBUF_INIT;
+	char *sysroot = NULL;
+	int ret = -1;
+
+	inputs_init(&in, img, plan, &o->target, o->default_timeout);
+	strlist_init(&mods);
+	strbuf_init(&pl);
+	image_segment_new(img, "base");
+	if (!o->init_path) {
+		error("no init for the image (the static init of the target)");
+		goto out;
+	}
+	if (!image_add_file(img, "init", o->init_path, 0755, o->init_path))
+		goto out;
+	for (size_t i = 0; i < ninputs; i++)
+		if (inputs_add(&in, inputs[i]))
+			goto out;
+	/* The base segment takes libraries, busybox and modules. */
+	img->cur_seg = 0;
+	if (in.ndyn) {
+		sysroot = pick_sysroot(&o->target);
+		if (pack_deps(img, &in, &o->target, sysroot))
+			goto out;
+	}
+	if (o->busybox > 0 || (o->busybox == 0 && in.shebang && !image_has(img, "bin/sh")))
+		if (pack_busybox(img, o))
+			goto out;
+	for (size_t i = 0; i < o->load_modules.n; i++)
+		strlist_push(&mods, o->load_modules.v[i]);
+	for (size_t i = 0; i < in.modules.n; i++)
+		strlist_push(&mods, in.modules.v[i]);
+	if (o->modules_dir) {
+		if (pack_modules(img, o->modules_dir, &mods, &plan->modules))
+			goto out;
+		if (!mods.n)
+			strlist_release(&plan->modules);
+	} else {
+		for (size_t i = 0; i < mods.n; i++)
+			strlist_push(&plan->modules, mods.v[i]);
+	}
+	/* The plan changes with every test: its own small last segment. */
+	image_segment_new(img, "plan");
+	plan_write(plan, &pl);
+	if (!image_add_data(img, "tapboot/plan", pl.buf, pl.len, 0644, "(plan)"))
+		goto out;
+	ret = 0;
+out:
+	free(sysroot);
+	strbuf_release(&pl);
+	strlist_release(&mods);
+	inputs_release(&in);
+	return ret;
+}
+
+int builder_build(const struct builder_opts *o, const char *const *inputs, size_t ninputs,
+		  const char *out_path, struct plan *plan_out)
+{
+	struct image img;
+	char *tmp = NULL, *dir;
+	unsigned hits = 0;
+	int fd = -1, ret = -1;
+	mode_t mask;
+
+	image_init(&img);
+	if (builder_compress_name(o->compress) == NULL)
+		return error("unknown compression %d", (int)o->compress);
+	if (parse_epoch(&img.mtime))
+		return -1;
+	if (build_image(o, inputs, ninputs, &img, plan_out))
+		goto out;
+	/* Without a cache one archive (what cpio -t lists whole); with one, segments. */
+	if (image_finish(&img, o->cache_dir == NULL))
+		goto out;
+	warn_config(o->kernel_config, o->compress);
+	if (o->cache_dir && mkdir_p(o->cache_dir))
+		goto out;
+	dir = dir_of(out_path);
+	tmp = xasprintf("%s/.%s.XXXXXX", dir,
+			strrchr(out_path, '/') ? strrchr(out_path, '/') + 1 : out_path);
+	free(dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		error_errno("cannot create '%s'", tmp);
+		goto out;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		error_errno("cannot chmod '%s'", tmp);
+		goto out_unlink;
+	}
+	for (unsigned s = 0; s < img.nsegs; s++) {
+		size_t first, count;
+
+		image_segment_range(&img, s, &first, &count);
+		if (!count)
+			continue;
+		if (o->cache_dir ? write_cached(&img, s, o->compress, o->cache_dir, fd, out_path, &hits)
+				 : cpio_write_segment(&img, s, o->compress, fd, out_path))
+			goto out_unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		error_errno("cannot write '%s'", out_path);
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, out_path)) {
+		error_errno("cannot rename '%s' to '%s'", tmp, out_path);
+		goto out_unlink;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "%s: built '%s': %zu entries, %zu tests, %zu segments (%u cached)\n",
+			error_prog(), out_path, img.n, plan_out->n, img.nsegs, hits);
+	ret = 0;
+	goto out;
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out:
+	if (ret) {
+		plan_release(plan_out);
+		plan_init(plan_out);
+	}
+	free(tmp);
+	image_release(&img);
+	return ret;
+}

@@ -1,0 +1,776 @@
+/* inputs.c: classify builder inputs and parse them (directories, gen_init_cpio lists, tapboot
+ * manifests) into image entries and plan tests. Writing is cpio_writer.c's job. */
+#include "inputs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "elfinfo.h"
+#include "error.h"
+
+#define TESTS_DIR "tests"
+
+void inputs_init(struct inputs *in, struct image *img, struct plan *plan,
+		 const struct builder_target *target, unsigned default_timeout)
+{
+	memset(in, 0, sizeof(*in));
+	in->img = img;
+	in->plan = plan;
+	in->target = target;
+	in->default_timeout = default_timeout;
+	strlist_init(&in->modules);
+}
+
+void inputs_release(struct inputs *in)
+{
+	for (size_t i = 0; i < in->ndyn; i++) {
+		free(in->dyn[i].host);
+		free(in->dyn[i].image);
+	}
+	free(in->dyn);
+	strlist_release(&in->modules);
+}
+
+static char *read_all(const char *path, size_t *len, const char *origin)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+
+	if (fd < 0) {
+		error_errno("%s: cannot open '%s'", origin, path);
+		return NULL;
+	}
+	strbuf_init(&sb);
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			error_errno("%s: cannot read '%s'", origin, path);
+			close(fd);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		if (!r)
+			break;
+		strbuf_add(&sb, buf, (size_t)r);
+	}
+	close(fd);
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+/* Check a test's program: the ELF machine and class must be the target's; a dynamic one is
+ * remembered for the dependency pass, a #! script for the busybox decision. */
+static int check_program(struct inputs *in, const char *host, const char *image,
+			 const char *origin)
+{
+	struct elfinfo ei;
+	int ret = 0;
+
+	elfinfo_init(&ei);
+	if (elfinfo_read(&ei, host, origin)) {
+		elfinfo_release(&ei);
+		return -1;
+	}
+	if (!ei.is_elf) {
+		char head[2];
+		int fd = open(host, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!')
+				in->shebang = true;
+			close(fd);
+		}
+	} else if (ei.machine != in->target->elf_machine) {
+		char mine[32];
+
+		snprintf(mine, sizeof(mine), "%s", elfinfo_machine_name(ei.machine));
+		ret = error("%s: '%s' is built for %s, the kernel is %s", origin, host, mine,
+			    elfinfo_machine_name(in->target->elf_machine));
+	} else if (ei.bits != in->target->elf_class) {
+		ret = error("%s: '%s' is a %u-bit %s program, the kernel is %u-bit", origin, host,
+			    ei.bits, elfinfo_machine_name(ei.machine), in->target->elf_class);
+	} else if (ei.interp) {
+		xgrow(&in->dyn, &in->dyn_alloc, in->ndyn + 1, sizeof(*in->dyn));
+		in->dyn[in->ndyn].host = xstrdup(host);
+		in->dyn[in->ndyn].image = xstrdup(image);
+		in->ndyn++;
+	}
+	elfinfo_release(&ei);
+	return ret;
+}
+
+static struct plan_test *add_test(struct inputs *in, const char *name, const char *image,
+				  const char *host, const char *origin)
+{
+	struct plan_test *t;
+	char *path, *slash;
+
+	for (size_t i = 0; i < in->plan->n; i++)
+		if (!strcmp(in->plan->tests[i].name, name)) {
+			error("%s: a test named '%s' already exists", origin, name);
+			return NULL;
+		}
+	if (host && check_program(in, host, image, origin))
+		return NULL;
+	path = xasprintf("/%s", image);
+	t = plan_add(in->plan, name, path);
+	slash = strrchr(path, '/');
+	*(slash == path ? slash + 1 : slash) = '\0';
+	t->cwd = path;
+	t->timeout_s = in->default_timeout;
+	return t;
+}
+
+static int cmp_test_name(const void *a, const void *b)
+{
+	return strcmp(((const struct plan_test *)a)->name, ((const struct plan_test *)b)->name);
+}
+
+/* ---- directories ---- */
+
+struct walk {
+	struct inputs *in;
+	const char *top; /* the input's path, for messages */
+	bool tests; /* executables become tests */
+	const char *test_prefix; /* image dir the test names are relative to */
+};
+
+static int walk_dir(struct walk *w, const char *host, const char *image, const char *rel)
+{
+	DIR *d = opendir(host);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return error_errno("cannot open directory '%s'", host);
+	while ((de = readdir(d))) {
+		char *h, *i, *r;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		h = xasprintf("%s/%s", host, de->d_name);
+		i = *image ? xasprintf("%s/%s", image, de->d_name) : xstrdup(de->d_name);
+		r = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		if (lstat(h, &st)) {
+			ret = error_errno("cannot read '%s'", h);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (!image_add_dir(w->in->img, i, st.st_mode, h))
+				ret = -1;
+			else
+				ret = walk_dir(w, h, i, r);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlink(h, target, sizeof(target) - 1);
+
+			if (n < 0) {
+				ret = error_errno("cannot read symlink '%s'", h);
+			} else {
+				target[n] = '\0';
+				if (!image_add_symlink(w->in->img, i, target, h))
+					ret = -1;
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			if (!image_add_file(w->in->img, i, h, st.st_mode, h))
+				ret = -1;
+			else if (w->tests && (st.st_mode & 0111)) {
+				struct elfinfo ei;
+
+				/* gcc makes shared libraries executable: they are not tests. */
+				elfinfo_init(&ei);
+				if (elfinfo_read(&ei, h, h))
+					ret = -1;
+				else if (!ei.shared_lib && !add_test(w->in, r, i, h, h))
+					ret = -1;
+				elfinfo_release(&ei);
+			}
+		} else {
+			enum image_type t = S_ISCHR(st.st_mode)	   ? IMAGE_CHR
+					    : S_ISBLK(st.st_mode)  ? IMAGE_BLK
+					    : S_ISFIFO(st.st_mode) ? IMAGE_FIFO
+								   : IMAGE_SOCK;
+
+			image_add_special(w->in->img, i, t, st.st_mode, major(st.st_rdev),
+					  minor(st.st_rdev), h);
+		}
+		free(h);
+		free(i);
+		free(r);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+int inputs_add_tree(struct inputs *in, const char *host, const char *image, bool tests)
+{
+	struct walk w = { in, host, tests, image };
+	size_t first = in->plan->n;
+	int ret;
+
+	if (!image_add_dir(in->img, image, 0755, host))
+		return -1;
+	ret = walk_dir(&w, host, image, "");
+	/* readdir order is the file system's: sort the tests this tree added. */
+	if (in->plan->n > first)
+		qsort(in->plan->tests + first, in->plan->n - first, sizeof(*in->plan->tests),
+		      cmp_test_name);
+	return ret;
+}
+
+/* ---- gen_init_cpio lists (the kernel's usr/gen_init_cpio.c) ---- */
+
+static char *next_word(char **p)
+{
+	char *s = *p, *w;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return NULL;
+	w = s;
+	while (*s && *s != ' ' && *s != '\t')
+		s++;
+	if (*s)
+		*s++ = '\0';
+	*p = s;
+	return w;
+}
+
+static bool parse_octal(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (errno || end == s || *end || v > 07777)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+static bool parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > 0xffffffffUL)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+/* gen_init_cpio expands ${NAME} in a file line's location (cpio_replace_env()). */
+static char *expand_env(const char *s, const char *file, unsigned line)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_init(&sb);
+	while (*s) {
+		const char *end;
+
+		if (s[0] != '$' || s[1] != '{' || !(end = strchr(s + 2, '}'))) {
+			strbuf_addch(&sb, *s++);
+			continue;
+		}
+		{
+			char *name = xstrndup(s + 2, (size_t)(end - s - 2));
+			const char *v = getenv(name);
+
+			if (!v) {
+				error_at(file, line, "environment variable '%s' is not set", name);
+				free(name);
+				strbuf_release(&sb);
+				return NULL;
+			}
+			strbuf_addstr(&sb, v);
+			free(name);
+		}
+		s = end + 1;
+	}
+	return strbuf_detach(&sb);
+}
+
+static const char *const list_usage[] = {
+	"file <name> <location> <mode> <uid> <gid> [<hard links>]",
+	"dir <name> <mode> <uid> <gid>",
+	"nod <name> <mode> <uid> <gid> <dev_type> <maj> <min>",
+	"slink <name> <target> <mode> <uid> <gid>",
+	"pipe <name> <mode> <uid> <gid>",
+	"sock <name> <mode> <uid> <gid>",
+};
+
+static int list_line(struct inputs *in, char *p, const char *file, unsigned line)
+{
+	char *kw = next_word(&p), *w[8] = { 0 }, *extra;
+	unsigned nw = 0, want, mode, uid, gid, kind;
+	char *origin, *name = NULL;
+	struct image_entry *e = NULL;
+	int ret = -1;
+
+	for (kind = 0; kind < ARRAY_SIZE(list_usage); kind++)
+		if (!strncmp(list_usage[kind], kw, strlen(kw)) && list_usage[kind][strlen(kw)] == ' ')
+			break;
+	if (kind == ARRAY_SIZE(list_usage))
+		return error_at(file, line,
+				"unknown type '%s' (expected file, dir, nod, slink, pipe or sock)", kw);
+	want = kind == 0 || kind == 3 ? 5 : kind == 2 ? 7 : 4;
+	while (nw < want && (w[nw] = next_word(&p)))
+		nw++;
+	extra = next_word(&p);
+	if (nw < want || (extra && kind != 0))
+		return error_at(file, line, "expected '%s'", list_usage[kind]);
+	/* The mode, uid and gid are at fixed positions per kind. */
+	{
+		unsigned at = kind == 0 || kind == 3 ? 2 : 1;
+
+		if (!parse_octal(w[at], &mode))
+			return error_at(file, line, "'%s' is not an octal mode (expected '%s')", w[at],
+					list_usage[kind]);
+		if (!parse_uint(w[at + 1], &uid) || !parse_uint(w[at + 2], &gid))
+			return error_at(file, line, "bad uid or gid '%s %s' (expected '%s')",
+					w[at + 1], w[at + 2], list_usage[kind]);
+	}
+	origin = xasprintf("%s:%u", file, line);
+	name = image_path_normalise(w[0], origin);
+	if (!name)
+		goto out;
+	if (!strcmp(name, "init")) {
+		/* A CONFIG_INITRAMFS_SOURCE list brings its own /init; the image needs tapboot's. */
+		warning("%s: the list's /init is replaced by tapboot's init", origin);
+		ret = 0;
+		goto out;
+	}
+	switch (kind) {
+	case 0: {
+		char *loc = expand_env(w[1], file, line);
+
+		if (!loc)
+			goto out;
+		e = image_add_file(in->img, name, loc, mode, origin);
+		if (e) {
+			for (char *l = extra; l; l = next_word(&p)) {
+				char *ln = image_path_normalise(l, origin);
+
+				if (!ln) {
+					e = NULL;
+					break;
+				}
+				strlist_push(&e->links, ln);
+				free(ln);
+			}
+		}
+		if (e && (mode & 0111) && !strncmp(name, TESTS_DIR "/", strlen(TESTS_DIR) + 1) &&
+		    !add_test(in, name + strlen(TESTS_DIR) + 1, name, loc, origin))
+			e = NULL;
+		free(loc);
+		break;
+	}
+	case 1:
+		e = image_add_dir(in->img, name, mode, origin);
+		break;
+	case 2: {
+		unsigned maj, min;
+
+		if (strcmp(w[4], "c") && strcmp(w[4], "b")) {
+			error_at(file, line, "device type '%s' is not 'c' or 'b' (expected '%s')", w[4],
+				 list_usage[kind]);
+			goto out;
+		}
+		if (!parse_uint(w[5], &maj) || !parse_uint(w[6], &min)) {
+			error_at(file, line, "bad device number '%s %s' (expected '%s')", w[5], w[6],
+				 list_usage[kind]);
+			goto out;
+		}
+		e = image_add_special(in->img, name, w[4][0] == 'c' ? IMAGE_CHR : IMAGE_BLK, mode,
+				      maj, min, origin);
+		break;
+	}
+	case 3:
+		e = image_add_symlink(in->img, name, w[1], origin);
+		if (e)
+			e->perm = mode;
+		break;
+	case 4:
+		e = image_add_special(in->img, name, IMAGE_FIFO, mode, 0, 0, origin);
+		break;
+	case 5:
+		e = image_add_special(in->img, name, IMAGE_SOCK, mode, 0, 0, origin);
+		break;
+	}
+	if (e) {
+		e->uid = uid;
+		e->gid = gid;
+		ret = 0;
+	}
+out:
+	free(name);
+	free(origin);
+	return ret;
+}
+
+int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char *file)
+{
+	char *copy = xstrndup(buf, len), *p = copy;
+	unsigned line = 0;
+	int ret = 0;
+
+	while (p && *p && !ret) {
+		char *nl = strchr(p, '\n'), *s;
+
+		line++;
+		if (nl)
+			*nl = '\0';
+		if (strlen(p) != (size_t)((nl ? nl : copy + len) - p)) {
+			ret = error_at(file, line, "NUL byte in a list line");
+			break;
+		}
+		s = p;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s && *s != '#') {
+			char *end = s + strlen(s);
+
+			while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+				*--end = '\0';
+			ret = list_line(in, s, file, line);
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	free(copy);
+	return ret;
+}
+
+/* ---- tapboot manifests (docs/DESIGN.md) ---- */
+
+/* Split a manifest line into words: double quotes group, backslash escapes (\\ \" \n \t). */
+static int split_words(const char *s, struct strlist *out, const char *file, unsigned line)
+{
+	while (*s) {
+		struct strbuf w = STRBUF_INIT;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || *s == '#')
+			break;
+		strbuf_init(&w);
+		while (*s && *s != ' ' && *s != '\t') {
+			if (*s == '"') {
+				s++;
+				while (*s && *s != '"') {
+					if (*s == '\\' && s[1]) {
+						s++;
+						strbuf_addch(&w, *s == 'n' ? '\n' : *s == 't' ? '\t' : *s);
+						s++;
+					} else {
+						strbuf_addch(&w, *s++);
+					}
+				}
+				if (*s != '"') {
+					strbuf_release(&w);
+					return error_at(file, line, "unterminated double quote");
+				}
+				s++;
+			} else if (*s == '\\' && s[1]) {
+				s++;
+				strbuf_addch(&w, *s == 'n' ? '\n' : *s == 't' ? '\t' : *s);
+				s++;
+			} else {
+				strbuf_addch(&w, *s++);
+			}
+		}
+		strlist_push(out, w.buf);
+		strbuf_release(&w);
+	}
+	return 0;
+}
+
+static char *host_path(const char *dir, const char *p)
+{
+	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", dir, p);
+}
+
+/* A test whose program is already in the image (from a tree line), checked after parsing. */
+struct pending {
+	size_t test; /* index in the plan */
+	char *image; /* normalised */
+	unsigned line;
+};
+
+static int manifest_test_attr(struct plan_test *t, struct strlist *w, const char *file,
+			      unsigned line)
+{
+	const char *k = w->v[0];
+
+	if (w->n != 2)
+		return error_at(file, line, "'%s' takes one value (expected '%s VALUE')", k, k);
+	if (!strcmp(k, "timeout")) {
+		unsigned v;
+
+		if (!parse_uint(w->v[1], &v))
+			return error_at(file, line, "timeout '%s' is not a number of seconds",
+					w->v[1]);
+		t->timeout_s = v;
+	} else if (!strcmp(k, "cwd")) {
+		if (w->v[1][0] != '/')
+			return error_at(file, line, "cwd '%s' is not an absolute image path", w->v[1]);
+		free(t->cwd);
+		t->cwd = xstrdup(w->v[1]);
+	} else if (!strcmp(k, "arg")) {
+		strlist_push(&t->args, w->v[1]);
+	} else if (!strcmp(k, "env")) {
+		if (!strchr(w->v[1], '=') || w->v[1][0] == '=')
+			return error_at(file, line, "env '%s' is not KEY=VALUE", w->v[1]);
+		strlist_push(&t->env, w->v[1]);
+	} else if (!strcmp(k, "flag")) {
+		int f = plan_flag_from_name(w->v[1]);
+
+		if (f < 0)
+			return error_at(file, line, "unknown flag '%s' (known: disruptive)", w->v[1]);
+		t->flags |= (unsigned)f;
+	} else if (!strcmp(k, "config")) {
+		if (strncmp(w->v[1], "CONFIG_", 7))
+			return error_at(file, line, "config '%s' does not start with CONFIG_",
+					w->v[1]);
+		strlist_push(&t->configs, w->v[1]);
+	} else {
+		return error_at(file, line,
+				"unknown test attribute '%s' (expected timeout, cwd, arg, env, flag "
+				"or config)",
+				k);
+	}
+	return 0;
+}
+
+static int manifest_line(struct inputs *in, struct strlist *w, bool indented, const char *dir,
+			 const char *file, unsigned line, long *cur, struct pending **pend,
+			 size_t *npend, size_t *palloc)
+{
+	const char *k = w->v[0];
+	char *origin = xasprintf("%s:%u", file, line);
+	char *host = NULL, *img = NULL;
+	int ret = -1;
+
+	if (indented) {
+		if (*cur < 0) {
+			error_at(file, line, "indented line '%s' without a test above it", k);
+			goto out;
+		}
+		ret = manifest_test_attr(&in->plan->tests[*cur], w, file, line);
+		goto out;
+	}
+	*cur = -1;
+	if (!strcmp(k, "tree")) {
+		struct stat st;
+
+		if (w->n != 3) {
+			error_at(file, line, "expected 'tree HOSTDIR IMAGEDIR'");
+			goto out;
+		}
+		host = host_path(dir, w->v[1]);
+		if (stat(host, &st)) {
+			error_errno("%s: cannot read '%s'", origin, host);
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			error("%s: '%s' is not a directory", origin, host);
+			goto out;
+		}
+		img = image_path_normalise(w->v[2], origin);
+		if (img)
+			ret = inputs_add_tree(in, host, img, false);
+	} else if (!strcmp(k, "file")) {
+		unsigned mode = 0;
+		struct stat st;
+
+		if (w->n != 3 && w->n != 4) {
+			error_at(file, line, "expected 'file HOSTPATH IMAGEPATH [MODE]'");
+			goto out;
+		}
+		if (w->n == 4 && !parse_octal(w->v[3], &mode)) {
+			error_at(file, line, "'%s' is not an octal mode", w->v[3]);
+			goto out;
+		}
+		host = host_path(dir, w->v[1]);
+		if (w->n == 3) {
+			if (stat(host, &st)) {
+				error_errno("%s: cannot read '%s'", origin, host);
+				goto out;
+			}
+			mode = st.st_mode & 07777;
+		}
+		img = image_path_normalise(w->v[2], origin);
+		if (img && image_add_file(in->img, img, host, mode, origin))
+			ret = 0;
+	} else if (!strcmp(k, "test")) {
+		char *name;
+		struct plan_test *t;
+
+		if (w->n != 3) {
+			error_at(file, line, "expected 'test NAME PATH'");
+			goto out;
+		}
+		name = image_path_normalise(w->v[1], origin);
+		if (!name)
+			goto out;
+		if (w->v[2][0] == '/') {
+			img = image_path_normalise(w->v[2], origin);
+			t = img ? add_test(in, name, img, NULL, origin) : NULL;
+			if (t) {
+				xgrow(pend, palloc, *npend + 1, sizeof(**pend));
+				(*pend)[*npend] = (struct pending){ in->plan->n - 1, xstrdup(img), line };
+				(*npend)++;
+			}
+		} else {
+			struct stat st;
+
+			host = host_path(dir, w->v[2]);
+			img = xasprintf(TESTS_DIR "/%s", name);
+			t = NULL;
+			if (stat(host, &st))
+				error_errno("%s: cannot read '%s'", origin, host);
+			else if (image_add_file(in->img, img, host, (st.st_mode & 07777) | 0111, origin))
+				t = add_test(in, name, img, host, origin);
+		}
+		free(name);
+		if (t) {
+			*cur = (long)(in->plan->n - 1);
+			ret = 0;
+		}
+	} else if (!strcmp(k, "module")) {
+		if (w->n != 2) {
+			error_at(file, line, "expected 'module NAME'");
+			goto out;
+		}
+		strlist_push(&in->modules, w->v[1]);
+		ret = 0;
+	} else {
+		error_at(file, line, "unknown keyword '%s' (expected tree, file, test or module)", k);
+	}
+out:
+	free(host);
+	free(img);
+	free(origin);
+	return ret;
+}
+
+static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *file,
+			  const char *dir)
+{
+	char *copy = xstrndup(buf, len), *p = copy;
+	struct pending *pend = NULL;
+	size_t npend = 0, palloc = 0;
+	unsigned line = 0;
+	long cur = -1;
+	int ret = 0;
+
+	while (p && *p && !ret) {
+		char *nl = strchr(p, '\n');
+		struct strlist w;
+
+		line++;
+		if (nl)
+			*nl = '\0';
+		if (nl && nl > p && nl[-1] == '\r')
+			nl[-1] = '\0';
+		strlist_init(&w);
+		if (line == 1) {
+			if (strcmp(p, "tapboot-manifest 1"))
+				ret = error_at(file, line, "expected 'tapboot-manifest 1'");
+		} else if (!(ret = split_words(p, &w, file, line)) && w.n) {
+			ret = manifest_line(in, &w, *p == ' ' || *p == '\t', dir, file, line, &cur,
+					    &pend, &npend, &palloc);
+		}
+		strlist_release(&w);
+		p = nl ? nl + 1 : NULL;
+	}
+	for (size_t i = 0; i < npend; i++) {
+		struct image_entry *e;
+		char *origin = xasprintf("%s:%u", file, pend[i].line);
+
+		if (!ret) {
+			e = image_find(in->img, pend[i].image);
+			if (!e || e->type != IMAGE_FILE)
+				ret = error_at(file, pend[i].line,
+					       "test program '/%s' is not a file in the image (pack it "
+					       "with a tree or file line)",
+					       pend[i].image);
+			else if (e->src)
+				ret = check_program(in, e->src, pend[i].image, origin);
+		}
+		free(origin);
+		free(pend[i].image);
+	}
+	free(pend);
+	free(copy);
+	return ret;
+}
+
+int inputs_parse_manifest(struct inputs *in, const char *buf, size_t len, const char *file)
+{
+	char *d = xstrdup(file), *slash = strrchr(d, '/');
+	int ret;
+
+	if (slash)
+		*(slash == d ? slash + 1 : slash) = '\0';
+	ret = manifest_parse(in, buf, len, file, slash ? d : ".");
+	free(d);
+	return ret;
+}
+
+int inputs_add(struct inputs *in, const char *path)
+{
+	struct stat st;
+	char *buf, *base;
+	size_t len;
+	int ret;
+
+	if (stat(path, &st))
+		return error_errno("cannot read input '%s'", path);
+	image_segment_new(in->img, path);
+	if (S_ISDIR(st.st_mode))
+		return inputs_add_tree(in, path, TESTS_DIR, true);
+	if (!S_ISREG(st.st_mode))
+		return error("input '%s' is not a file or directory", path);
+	if (st.st_mode & 0111) {
+		char *img;
+
+		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : (char *)path;
+		img = xasprintf(TESTS_DIR "/%s", base);
+		ret = image_add_file(in->img, img, path, st.st_mode, path) &&
+				      add_test(in, base, img, path, path)
+			      ? 0
+			      : -1;
+		free(img);
+		return ret;
+	}
+	buf = read_all(path, &len, path);
+	if (!buf)
+		return -1;
+	if (len >= 18 && !strncmp(buf, "tapboot-manifest 1", 18) &&
+	    (len == 18 || buf[18] == '\n' || buf[18] == '\r'))
+		ret = inputs_parse_manifest(in, buf, len, path);
+	else
+		ret = inputs_parse_list(in, buf, len, path);
+	free(buf);
+	return ret;
+}
