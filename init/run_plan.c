@@ -19,10 +19,12 @@ static void run_one(struct init_ctx *c, const struct plan_test *t, unsigned num)
 	init_sanitize(&name, t->name, strlen(t->name));
 	strbuf_addf(&c->out, "%s%u %s\n", TAPBOOT_MARK_RUN, num, name.buf);
 	init_flush(c);
-	if ((t->flags & PLAN_FLAG_DISRUPTIVE) && !c->opt.disruptive) {
+	if (t->skip_reason || ((t->flags & PLAN_FLAG_DISRUPTIVE) && !c->opt.disruptive)) {
+		/* The host knew it cannot run here (a missing kernel option), or it would
+		 * disturb the tests after it: reported, not run. */
 		memset(&r, 0, sizeof(r));
 		r.verdict = VERDICT_SKIP;
-		r.reason = xstrdup(DISRUPTIVE_REASON);
+		r.reason = xstrdup(t->skip_reason ? t->skip_reason : DISRUPTIVE_REASON);
 	} else {
 		init_run_test(c, t, num, &r);
 	}

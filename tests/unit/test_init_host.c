@@ -379,6 +379,13 @@ static void test_disruptive(void)
 	out = run_init(plan, "tapboot.disruptive=1", &status, NULL);
 	check(strstr(out, "    # ran\nok 1 d\n") != NULL);
 	free(out);
+
+	/* a plan's own skip reason (the host saw a missing kernel option) */
+	out = run_init("tapboot-plan 1\ntest s\npath /tests/d\nskip needs CONFIG_FOO\nend\n", "",
+		       &status, NULL);
+	check(strstr(out, "# tapboot: run 1 s\nok 1 s # SKIP needs CONFIG_FOO\n") != NULL);
+	check(!strstr(out, "ran"));
+	free(out);
 }
 
 static void test_env_cwd_stdin_exec_errors(void)
