@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "plan.h" /* struct strlist */
 #include "tap_parser.h"
 
 struct report_run {
@@ -35,5 +36,30 @@ int report_kcidb_fprint(FILE *fp, const struct report_run *r);
 void report_summary_fprint(FILE *fp, const struct report_run *r);
 /* 0 all passed/skipped, 1 a test failed (verdict_is_failure), 3 the run did not complete. */
 int report_exit_status(const struct report_run *r);
+
+/* The skip policy (issue 6), settling kselftest's skip-versus-fail argument:
+ *   skip = REPORT_SKIP_OK, expect_skip NULL: a skip never fails the run (the default; the
+ *     summary still lists every skip with its reason);
+ *   skip = REPORT_SKIP_FAIL, expect_skip NULL: any skip fails the run;
+ *   expect_skip given (either skip value): only the listed tests may skip, any other skip
+ *     fails the run, so a skip cannot hide a feature that failed to show up.
+ * expect_skip entries are fnmatch(3) patterns on the top-level test name. Subtests are not
+ * judged: their parent's verdict stands for them. */
+enum report_skip_mode { REPORT_SKIP_OK, REPORT_SKIP_FAIL };
+struct report_policy {
+	enum report_skip_mode skip;
+	const struct strlist *expect_skip; /* may be NULL */
+};
+/* report_exit_status under a policy (pol may be NULL: the default). A rejected skip makes the
+ * status 1 (3 still wins). offending, when not NULL, gets "NAME: REASON" for each rejected
+ * skip (the caller initialised it and releases it). */
+int report_exit_status_policy(const struct report_run *r, const struct report_policy *pol,
+			      struct strlist *offending);
+/* Read an --expect-skip file: one test name or glob per line, '#' comments and blank lines
+ * ignored, surrounding spaces trimmed. Returns 0 or -1 (message printed). */
+int report_expect_skip_load(const char *path, struct strlist *out);
+/* Like report_summary_fprint, then the skips the policy rejects. */
+void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
+				  const struct report_policy *pol);
 
 #endif

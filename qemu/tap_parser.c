@@ -542,6 +542,12 @@ static void yaml_line(struct tap_parser *p, const char *s, size_t n)
 	} else if (starts(k, kn, "signal:")) {
 		free(p->yaml_signal);
 		p->yaml_signal = yaml_scalar(k + 7, kn - 7);
+	} else if (starts(k, kn, "result:")) {
+		/* results.tap's crash and missing, which have no TAP directive */
+		v = yaml_scalar(k + 7, kn - 7);
+		if (v && (!strcmp(v, "crash") || !strcmp(v, "missing")))
+			t->verdict = (enum verdict)verdict_from_name(v);
+		free(v);
 	} else if (starts(k, kn, "reason:")) {
 		v = yaml_scalar(k + 7, kn - 7);
 		if (v) {

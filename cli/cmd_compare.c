@@ -1,0 +1,255 @@
+/* cmd_compare.c: tapboot compare OLD NEW: what changed between two runs, for pre-merge gates.
+ *
+ * Tests are matched by name (subtests as "parent :: sub", to any depth; a name that occurs
+ * more than once is matched by occurrence). Categories, in the order printed:
+ *   regression  the old verdict was not a failure, the new one is (pass -> fail, timeout,
+ *               crash, missing, xpass; also skip -> fail: a test that now runs and fails)
+ *   fixed       the old verdict was a failure, the new one is pass or xfail
+ *   skip        a test started or stopped skipping, without a failure involved
+ *   changed     another verdict change (fail -> crash, pass -> xfail, ...)
+ *   new         only in NEW
+ *   vanished    only in OLD
+ * Exit status 1 when there is a regression. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands_results.h"
+#include "error.h"
+#include "json_read.h"
+#include "strbuf.h"
+#include "verdict.h"
+
+struct entry {
+	char *name; /* owned */
+	const char *reason; /* points into the JSON tree */
+	enum verdict v;
+	size_t pos, occ; /* position in its file; occurrence of this name */
+	bool matched;
+};
+
+struct side {
+	const char *file;
+	char *path; /* owned: the results.json actually read */
+	struct json doc;
+	struct entry *e;
+	size_t n, alloc;
+};
+
+static int add_tests(struct side *s, const struct json *tests, const char *parent)
+{
+	if (!tests || tests->type != JSON_ARRAY)
+		return error("'%s': \"tests\" is not an array", s->path);
+	for (size_t i = 0; i < tests->n; i++) {
+		const struct json *t = &tests->items[i];
+		const char *name = json_get_str(t, "name"), *result = json_get_str(t, "result");
+		const struct json *sub = json_get(t, "subtests");
+		const char *reason = json_get_str(t, "reason");
+		struct entry *e;
+		int v;
+
+		if (!name || !result)
+			return error("'%s': a test without \"name\" or \"result\"", s->path);
+		v = verdict_from_name(result);
+		if (v < 0)
+			return error("'%s': unknown result '%s' of test '%s'", s->path, result, name);
+		xgrow(&s->e, &s->alloc, s->n + 1, sizeof(*s->e));
+		e = &s->e[s->n];
+		memset(e, 0, sizeof(*e));
+		e->name = parent ? xasprintf("%s :: %s", parent, name) : xstrdup(name);
+		e->reason = reason;
+		e->v = (enum verdict)v;
+		e->pos = s->n++;
+		if (sub && sub->type != JSON_NULL && add_tests(s, sub, s->e[e->pos].name))
+			return -1;
+	}
+	return 0;
+}
+
+static int load(struct side *s, const char *arg)
+{
+	struct stat st;
+	FILE *fp;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	size_t n;
+	int ret;
+
+	s->file = arg;
+	if (stat(arg, &st))
+		return error_errno("cannot open '%s'", arg);
+	s->path = S_ISDIR(st.st_mode) ? xasprintf("%s/results.json", arg) : xstrdup(arg);
+	fp = fopen(s->path, "r");
+	if (!fp)
+		return error_errno("cannot open '%s'", s->path);
+	strbuf_init(&sb);
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		strbuf_add(&sb, buf, n);
+	if (ferror(fp)) {
+		error_errno("cannot read '%s'", s->path);
+		fclose(fp);
+		strbuf_release(&sb);
+		return -1;
+	}
+	fclose(fp);
+	ret = json_parse(&s->doc, sb.buf, sb.len, s->path);
+	strbuf_release(&sb);
+	if (ret)
+		return -1;
+	if (s->doc.type != JSON_OBJECT)
+		return error("'%s': not a tapboot results.json (no top-level object)", s->path);
+	return add_tests(s, json_get(&s->doc, "tests"), NULL);
+}
+
+static void side_release(struct side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->e[i].name);
+	free(s->e);
+	free(s->path);
+	json_release(&s->doc);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static struct entry **sorted(struct side *s)
+{
+	struct entry **v = xcalloc(s->n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = &s->e[i];
+	qsort(v, s->n, sizeof(*v), by_name);
+	for (size_t i = 0; i < s->n; i++)
+		v[i]->occ = i && !strcmp(v[i - 1]->name, v[i]->name) ? v[i - 1]->occ + 1 : 0;
+	return v;
+}
+
+static int cmp_key(const struct entry *a, const struct entry *b)
+{
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->occ > b->occ) - (a->occ < b->occ);
+}
+
+enum cat { C_REGRESSION, C_FIXED, C_SKIP, C_CHANGED, C_NEW, C_VANISHED, C_COUNT };
+static const char *const cat_names[C_COUNT] = { "regression", "fixed", "skip", "changed", "new",
+						"vanished" };
+
+struct change {
+	enum cat cat;
+	const struct entry *old, *new_;
+	size_t order;
+};
+
+static int by_cat(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	if (x->cat != y->cat)
+		return (int)x->cat - (int)y->cat;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static bool good(enum verdict v)
+{
+	return v == VERDICT_PASS || v == VERDICT_XFAIL;
+}
+
+static void print_one(const struct change *c)
+{
+	const struct entry *e = c->new_ ? c->new_ : c->old;
+	const char *reason = e->reason;
+
+	printf("%-10s  %s: ", cat_names[c->cat], e->name);
+	if (c->old && c->new_)
+		printf("%s -> %s", verdict_name(c->old->v), verdict_name(c->new_->v));
+	else
+		printf("%s", verdict_name(e->v));
+	if (reason && *reason) {
+		fputs(" (", stdout);
+		for (const char *s = reason; *s; s++)
+			putchar((unsigned char)*s < 0x20 ? ' ' : *s);
+		putchar(')');
+	}
+	putchar('\n');
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct side o = { 0 }, n = { 0 };
+	struct entry **ov = NULL, **nv = NULL;
+	struct change *ch = NULL;
+	size_t nch = 0, challoc = 0, i = 0, j = 0;
+	unsigned count[C_COUNT] = { 0 };
+	int status = EXIT_USAGE;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs("usage: tapboot compare OLD NEW\n"
+		      "OLD and NEW are results directories (tapboot run -o DIR) or results.json\n"
+		      "files. Exit status 1 when a test regressed, 2 on bad input.\n",
+		      stdout);
+		return EXIT_PASS;
+	}
+	if (argc != 3) {
+		error("compare wants two arguments: OLD NEW (results directories or JSON files)");
+		fputs("usage: tapboot compare OLD NEW\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (load(&o, argv[1]) || load(&n, argv[2]))
+		goto out;
+	ov = sorted(&o);
+	nv = sorted(&n);
+	while (i < o.n || j < n.n) {
+		int c = i >= o.n ? 1 : j >= n.n ? -1 : cmp_key(ov[i], nv[j]);
+		struct change x = { C_CHANGED, NULL, NULL, 0 };
+
+		if (c < 0) {
+			x.cat = C_VANISHED;
+			x.old = ov[i++];
+			x.order = n.n + x.old->pos;
+		} else if (c > 0) {
+			x.cat = C_NEW;
+			x.new_ = nv[j++];
+			x.order = x.new_->pos;
+		} else {
+			x.old = ov[i++];
+			x.new_ = nv[j++];
+			x.order = x.new_->pos;
+			if (x.old->v == x.new_->v)
+				continue;
+			if (!verdict_is_failure(x.old->v) && verdict_is_failure(x.new_->v))
+				x.cat = C_REGRESSION;
+			else if (verdict_is_failure(x.old->v) && good(x.new_->v))
+				x.cat = C_FIXED;
+			else if (x.old->v == VERDICT_SKIP || x.new_->v == VERDICT_SKIP)
+				x.cat = C_SKIP;
+			else
+				x.cat = C_CHANGED;
+		}
+		xgrow(&ch, &challoc, nch + 1, sizeof(*ch));
+		ch[nch++] = x;
+		count[x.cat]++;
+	}
+	qsort(ch, nch, sizeof(*ch), by_cat);
+	for (size_t k = 0; k < nch; k++)
+		print_one(&ch[k]);
+	printf("%u regressions, %u fixed, %u skip changes, %u other changes, %u new, %u vanished\n",
+	       count[C_REGRESSION], count[C_FIXED], count[C_SKIP], count[C_CHANGED], count[C_NEW],
+	       count[C_VANISHED]);
+	status = count[C_REGRESSION] ? EXIT_TESTS_FAILED : EXIT_PASS;
+out:
+	free(ov);
+	free(nv);
+	free(ch);
+	side_release(&o);
+	side_release(&n);
+	return status;
+}

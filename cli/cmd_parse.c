@@ -1,0 +1,205 @@
+/* cmd_parse.c: tapboot parse: the run's parser on any console log or TAP/KTAP stream. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands_results.h"
+#include "error.h"
+#include "plan.h"
+#include "report.h"
+#include "tap_parser.h"
+
+static const char parse_usage[] =
+	"usage: tapboot parse [options] [FILE|-]\n"
+	"\n"
+	"  --format FMT        summary (default), tap, json, junit or kcidb\n"
+	"  --skip=ok|fail      does a skip fail the run (default: ok; skips are listed)\n"
+	"  --expect-skip FILE  only the tests listed in FILE (names or globs) may skip\n"
+	"  --suite NAME        collection prefix for junit and kcidb (default: kselftest for\n"
+	"                      kselftest runner output, else tapboot)\n"
+	"  --nonce HEX         the run's nonce: complete only with its end line\n"
+	"\n"
+	"Exit status: 0 passed, 1 a test failed, 2 bad usage or input, 3 the stream did not\n"
+	"complete (kernel crash, missing end line, unmet plan).\n";
+
+enum fmt { FMT_SUMMARY, FMT_TAP, FMT_JSON, FMT_JUNIT, FMT_KCIDB };
+
+/* Read fd to the end into the parser. */
+static int feed_fd(struct tap_parser *p, int fd, const char *name)
+{
+	static char buf[1 << 16];
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return error_errno("cannot read '%s'", name);
+		}
+		if (n == 0)
+			return 0;
+		tap_parser_feed(p, buf, (size_t)n);
+	}
+}
+
+static const char *guess_suite(const struct tap_test *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].name && !strncmp(t[i].name, "selftests: ", 11))
+			return "kselftest";
+	return "tapboot";
+}
+
+int cmd_parse(int argc, char **argv)
+{
+	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "expect-skip", required_argument, NULL, OPT_EXPECT_SKIP },
+		{ "suite", required_argument, NULL, OPT_SUITE },
+		{ "nonce", required_argument, NULL, OPT_NONCE },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const fmt_names[] = { "summary", "tap", "json", "junit", "kcidb" };
+	enum fmt fmt = FMT_SUMMARY;
+	struct report_policy pol = { REPORT_SKIP_OK, NULL };
+	struct strlist expect;
+	bool have_expect = false;
+	const char *suite = NULL, *nonce = NULL, *path = "-";
+	struct tap_parser *p = NULL;
+	const struct tap_summary *sum;
+	struct report_run run;
+	char *errtext = NULL;
+	int c, fd = 0, status = EXIT_USAGE, ret = 0;
+
+	strlist_init(&expect);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT: {
+			size_t i;
+
+			for (i = 0; i < ARRAY_SIZE(fmt_names); i++)
+				if (!strcmp(optarg, fmt_names[i]))
+					break;
+			if (i == ARRAY_SIZE(fmt_names)) {
+				error("--format wants summary, tap, json, junit or kcidb, got '%s'",
+				      optarg);
+				goto out;
+			}
+			fmt = (enum fmt)i;
+			break;
+		}
+		case OPT_SKIP:
+			if (!strcmp(optarg, "ok"))
+				pol.skip = REPORT_SKIP_OK;
+			else if (!strcmp(optarg, "fail"))
+				pol.skip = REPORT_SKIP_FAIL;
+			else {
+				error("--skip wants ok or fail, got '%s'", optarg);
+				goto out;
+			}
+			break;
+		case OPT_EXPECT_SKIP:
+			if (report_expect_skip_load(optarg, &expect))
+				goto out;
+			have_expect = true;
+			break;
+		case OPT_SUITE:
+			suite = optarg;
+			break;
+		case OPT_NONCE:
+			nonce = optarg;
+			break;
+		case 'h':
+		case OPT_HELP:
+			fputs(parse_usage, stdout);
+			status = EXIT_PASS;
+			goto out;
+		default:
+			fputs(parse_usage, stderr);
+			goto out;
+		}
+	}
+	if (argc - optind > 1) {
+		error("parse takes one FILE (or - for standard input), got %d", argc - optind);
+		fputs(parse_usage, stderr);
+		goto out;
+	}
+	if (optind < argc)
+		path = argv[optind];
+	if (have_expect)
+		pol.expect_skip = &expect;
+	if (strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			error_errno("cannot open '%s'", path);
+			goto out;
+		}
+	}
+	p = tap_parser_new(nonce, NULL);
+	ret = feed_fd(p, fd, strcmp(path, "-") ? path : "standard input");
+	if (fd > 0)
+		close(fd);
+	if (ret)
+		goto out;
+	tap_parser_finish(p, NULL);
+	sum = tap_parser_summary(p);
+
+	memset(&run, 0, sizeof(run));
+	run.tests = tap_parser_tests(p, &run.ntests);
+	run.summary = sum;
+	run.kernel_release = sum->kernel;
+	run.suite = suite ? suite : guess_suite(run.tests, run.ntests);
+	run.complete = sum->complete;
+	run.wall_s = -1;
+	if (!sum->complete) {
+		if (sum->crash_line)
+			errtext = xasprintf("kernel crash: %s", sum->crash_line);
+		else if (sum->bailed_out)
+			errtext = xasprintf("bailed out: %s",
+					    sum->bail_reason ? sum->bail_reason : "no reason");
+		else if (sum->saw_begin)
+			errtext = xstrdup("no tapboot end line with the run's nonce");
+		else if (sum->planned < 0)
+			errtext = xstrdup("no TAP plan found");
+		else
+			errtext = xstrdup("the stream ended before every planned test reported");
+		run.error = errtext;
+	}
+	switch (fmt) {
+	case FMT_SUMMARY:
+		report_summary_fprint_policy(stdout, &run, &pol);
+		ret = 0;
+		break;
+	case FMT_TAP:
+		ret = report_tap_fprint(stdout, &run);
+		break;
+	case FMT_JSON:
+		ret = report_json_fprint(stdout, &run);
+		break;
+	case FMT_JUNIT:
+		ret = report_junit_fprint(stdout, &run);
+		break;
+	case FMT_KCIDB:
+		ret = report_kcidb_fprint(stdout, &run);
+		break;
+	}
+	if (ret) {
+		error("cannot write to standard output");
+		goto out;
+	}
+	status = report_exit_status_policy(&run, &pol, NULL);
+out:
+	free(errtext);
+	tap_parser_free(p);
+	strlist_release(&expect);
+	return status;
+}
