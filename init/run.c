@@ -278,6 +278,8 @@ static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_res
 		if (ms == 0) {
 			if (phase == RUNNING) {
 				kill(-ch->pid, SIGTERM);
+				/* a stopped test would hold SIGTERM pending until the SIGKILL */
+				kill(-ch->pid, SIGCONT);
 				r->timed_out = true;
 				strbuf_addf(&c->out, "%*s# timeout after %u s: SIGTERM to the process group\n",
 					    TAPBOOT_NEST_INDENT, "", r->timeout_s);

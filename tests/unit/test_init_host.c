@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -478,6 +479,37 @@ static void test_kernel_health(void)
 	free(out);
 }
 
+static void test_modules(void)
+{
+	struct utsname u;
+	char rel[512], *out, *a, *b, *c;
+	int status;
+
+	uname(&u);
+	snprintf(rel, sizeof(rel), "root/lib/modules/%s/modules.dep", u.release);
+	test_write_file(rel,
+			"kernel/a/other.ko:\n"
+			"kernel/net/top-mod.ko.xz: kernel/net/mid.ko kernel/lib/base.ko\n"
+			"kernel/net/mid.ko: kernel/lib/base.ko\n",
+			strlen("kernel/a/other.ko:\n"
+			       "kernel/net/top-mod.ko.xz: kernel/net/mid.ko kernel/lib/base.ko\n"
+			       "kernel/net/mid.ko: kernel/lib/base.ko\n"),
+			0644);
+	/* No module files: each load fails, which shows the order it was tried in (and proves
+	 * a failed module is a diagnostic, not the end of the run). */
+	out = run_init("tapboot-plan 1\nmodule top_mod\nmodule missing\ntest p\npath /tests/p\nend\n",
+		       "", &status, NULL);
+	a = strstr(out, "/kernel/lib/base.ko': ");
+	b = strstr(out, "/kernel/net/mid.ko': ");
+	c = strstr(out, "/kernel/net/top-mod.ko.xz': ");
+	check(a && b && c && a < b && b < c);
+	check(strstr(out, "# init: cannot load module '") != NULL);
+	check(strstr(out, "# init: module missing not found in ") != NULL);
+	check(!strstr(out, "other.ko"));
+	check(strstr(out, "ok 1 p\n") != NULL);
+	free(out);
+}
+
 static void test_bad_plan(void)
 {
 	char *out;
@@ -503,6 +535,7 @@ int main(void)
 	TEST(test_disruptive, "disruptive tests are skipped unless asked for");
 	TEST(test_env_cwd_stdin_exec_errors, "argv, env, cwd, stdin and exec errors");
 	TEST(test_kernel_health, "kernel warnings and taint fail a passing test");
+	TEST(test_modules, "modules from modules.dep, dependencies first");
 	TEST(test_bad_plan, "a bad plan is a Bail out!");
 	return test_done();
 }
