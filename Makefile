@@ -22,7 +22,7 @@ WARN := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototype
 	-Wwrite-strings -Wshadow
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
-HOST_CFLAGS := $(BASE_CFLAGS) -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
+HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf libmd 2>/dev/null || echo -larchive -lelf -lmd)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

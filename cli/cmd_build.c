@@ -55,7 +55,7 @@ int cmd_build(int argc, char **argv)
 	plan_init(&plan);
 	bo.default_timeout = PLAN_DEFAULT_TIMEOUT;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_ARCH:
 			arch = optarg;

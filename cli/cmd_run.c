@@ -55,6 +55,7 @@ struct run {
 	char *boot_kernel; /* what QEMU boots (maybe the extracted vmlinux) */
 	bool bzimage;
 	char *dir; /* results directory */
+	bool dir_created; /* by this run: removed again when the run fails before booting */
 	char *initrd;
 	char nonce[33];
 	struct plan plan;
@@ -141,7 +142,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	o->compress = BUILDER_COMPRESS_NONE;
 	o->boot_s = 120;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		unsigned v;
 
 		switch (c) {
@@ -418,6 +419,8 @@ static int make_results_dir(struct run *r)
 				return error("results directory '%s' is not empty: pass --force "
 					     "to write into it, or choose another -o",
 					     r->o.out_dir);
+		} else {
+			r->dir_created = true;
 		}
 		r->dir = xstrdup(r->o.out_dir);
 	} else {
@@ -432,6 +435,7 @@ static int make_results_dir(struct run *r)
 		r->dir = xasprintf("tapboot-out/%s-%s-XXXXXX", stamp, r->cfg.arch);
 		if (!mkdtemp(r->dir))
 			return error_errno("cannot create a results directory under 'tapboot-out'");
+		r->dir_created = true;
 	}
 	{
 		char *t = xasprintf("%s/tests", r->dir);
@@ -945,6 +949,14 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (build_image(&r) < 0) {
+		/* bad input: leave nothing behind (the builder removes its own temporary file) */
+		if (r.dir_created) {
+			char *t = xasprintf("%s/tests", r.dir);
+
+			rmdir(t);
+			rmdir(r.dir);
+			free(t);
+		}
 		status = EXIT_USAGE;
 		goto out;
 	}
