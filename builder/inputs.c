@@ -139,39 +139,56 @@ static int cmp_test_name(const void *a, const void *b)
 	return strcmp(((const struct plan_test *)a)->name, ((const struct plan_test *)b)->name);
 }
 
+static bool parse_uint(const char *s, unsigned *out);
+
 /* ---- directories ---- */
 
 struct walk {
 	struct inputs *in;
-	const char *top; /* the input's path, for messages */
+	bool split; /* a segment per top-level directory */
 	bool tests; /* executables become tests */
-	const char *test_prefix; /* image dir the test names are relative to */
 };
+
+static int skip_dots(const struct dirent *de)
+{
+	return strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+}
+
+/* Byte order, not the locale's (alphasort): the same tree gives the same image anywhere. */
+static int cmp_dirent(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
 
 static int walk_dir(struct walk *w, const char *host, const char *image, const char *rel)
 {
-	DIR *d = opendir(host);
-	struct dirent *de;
-	int ret = 0;
+	struct dirent **names;
+	int nnames = scandir(host, &names, skip_dots, cmp_dirent), ret = 0;
 
-	if (!d)
+	if (nnames < 0)
 		return error_errno("cannot open directory '%s'", host);
-	while ((de = readdir(d))) {
+	for (int k = 0; k < nnames; k++) {
+		struct dirent *de = names[k];
 		char *h, *i, *r;
 		struct stat st;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
 		h = xasprintf("%s/%s", host, de->d_name);
 		i = *image ? xasprintf("%s/%s", image, de->d_name) : xstrdup(de->d_name);
 		r = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
 		if (lstat(h, &st)) {
 			ret = error_errno("cannot read '%s'", h);
 		} else if (S_ISDIR(st.st_mode)) {
+			unsigned seg = w->in->img->cur_seg;
+
+			/* Each top-level directory (a kselftest collection) is a segment of its
+			 * own, so that changing one test re-packs only its collection. */
+			if (w->split && !*rel)
+				image_segment_new(w->in->img, h);
 			if (!image_add_dir(w->in->img, i, st.st_mode, h))
 				ret = -1;
 			else
 				ret = walk_dir(w, h, i, r);
+			w->in->img->cur_seg = seg;
 		} else if (S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
 			ssize_t n = readlink(h, target, sizeof(target) - 1);
@@ -212,23 +229,101 @@ static int walk_dir(struct walk *w, const char *host, const char *image, const c
 		if (ret)
 			break;
 	}
-	closedir(d);
+	for (int k = 0; k < nnames; k++)
+		free(names[k]);
+	free(names);
+	return ret;
+}
+
+/* A kselftest install tree (`make -C tools/testing/selftests install`) lists its tests in
+ * kselftest-list.txt as COLLECTION:TEST; the other executables there are helpers. Each
+ * collection's `settings` file may set `timeout=N` (runner.sh evals it; it is parsed here). */
+static unsigned kselftest_timeout(const char *host, const char *collection, unsigned dflt)
+{
+	char *path = xasprintf("%s/%s/settings", host, collection), *line = NULL;
+	size_t len = 0;
+	unsigned t = dflt;
+	FILE *fp = fopen(path, "r");
+
+	while (fp && getline(&line, &len, fp) > 0) {
+		unsigned v;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "timeout=", 8) && parse_uint(line + 8, &v))
+			t = v;
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+	free(path);
+	return t;
+}
+
+static int kselftest_list(struct inputs *in, const char *host, const char *image,
+			  const char *list)
+{
+	size_t len;
+	char *buf = read_all(list, &len, list), *p, *nl;
+	unsigned line = 0;
+	int ret = 0;
+
+	if (!buf)
+		return -1;
+	for (p = buf; !ret && p && *p; p = nl ? nl + 1 : NULL) {
+		char *colon, *name, *img, *origin;
+		struct image_entry *e;
+		struct plan_test *t;
+
+		line++;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!*p || *p == '#')
+			continue;
+		colon = strchr(p, ':');
+		if (!colon || colon == p || !colon[1]) {
+			ret = error_at(list, line, "expected 'COLLECTION:TEST'");
+			break;
+		}
+		*colon = '\0';
+		origin = xasprintf("%s:%u", list, line);
+		name = xasprintf("%s/%s", p, colon + 1);
+		img = xasprintf("%s/%s", image, name);
+		e = image_find(in->img, img);
+		if (!e || e->type != IMAGE_FILE || !e->src)
+			ret = error_at(list, line, "test '%s' is not a file in '%s'", name, host);
+		else if (!(t = add_test(in, name, img, e->src, origin)))
+			ret = -1;
+		else
+			t->timeout_s = kselftest_timeout(host, p, in->default_timeout);
+		free(origin);
+		free(name);
+		free(img);
+	}
+	free(buf);
 	return ret;
 }
 
 int inputs_add_tree(struct inputs *in, const char *host, const char *image, bool tests)
 {
-	struct walk w = { in, host, tests, image };
+	char *list = xasprintf("%s/kselftest-list.txt", host);
+	bool kselftest = tests && !access(list, R_OK);
+	struct walk w = { in, tests, tests && !kselftest };
 	size_t first = in->plan->n;
 	int ret;
 
-	if (!image_add_dir(in->img, image, 0755, host))
+	if (!image_add_dir(in->img, image, 0755, host)) {
+		free(list);
 		return -1;
+	}
 	ret = walk_dir(&w, host, image, "");
-	/* readdir order is the file system's: sort the tests this tree added. */
-	if (in->plan->n > first)
+	/* the tests in name order; a kselftest list keeps its own (the runner's) order */
+	if (!ret && kselftest)
+		ret = kselftest_list(in, host, image, list);
+	else if (in->plan->n > first)
 		qsort(in->plan->tests + first, in->plan->n - first, sizeof(*in->plan->tests),
 		      cmp_test_name);
+	free(list);
 	return ret;
 }
 

@@ -1080,14 +1080,16 @@ static void test_segment_cache(void)
 	free(err);
 	plan_release(&p);
 	out = list_segments(tmp("s1.img"));
+	/* base, the tree's top level, one per top-level directory, the lone test, the plan */
 	check_str(out, "-- init\n"
-		       "-- tests tests/a.sh tests/data tests/data/x.txt tests/sub tests/sub/b.sh "
-		       "tests/sub/link\n"
+		       "-- tests tests/a.sh\n"
+		       "-- tests tests/data tests/data/x.txt\n"
+		       "-- tests tests/sub tests/sub/b.sh tests/sub/link\n"
 		       "-- tests tests/static\n"
 		       "-- tapboot tapboot/plan\n");
 	free(out);
 	out = sh("ls cache/segments | wc -l", NULL);
-	check_str(out, "4\n");
+	check_str(out, "6\n");
 	free(out);
 	/* unchanged: every segment from the cache, the same bytes */
 	o.quiet = false;
@@ -1095,7 +1097,7 @@ static void test_segment_cache(void)
 	err = build(&o, in, 2, tmp("s2.img"), &p, &ret);
 	check_int(ret, ==, 0);
 	if (asprintf(&out,
-		     "tapboot: built '%s': 12 entries, 3 tests, 4 segments (4 cached)\n",
+		     "tapboot: built '%s': 14 entries, 3 tests, 6 segments (6 cached)\n",
 		     tmp("s2.img")) < 0)
 		exit(1);
 	check_str(err, out);
@@ -1112,7 +1114,7 @@ static void test_segment_cache(void)
 	err = build(&o, in, 2, tmp("s3.img"), &p, &ret);
 	check_int(ret, ==, 0);
 	if (asprintf(&out,
-		     "tapboot: built '%s': 12 entries, 3 tests, 4 segments (3 cached)\n",
+		     "tapboot: built '%s': 14 entries, 3 tests, 6 segments (5 cached)\n",
 		     tmp("s3.img")) < 0)
 		exit(1);
 	check_str(err, out);
@@ -1120,15 +1122,109 @@ static void test_segment_cache(void)
 	free(err);
 	plan_release(&p);
 	out = sh("ls cache/segments | wc -l", NULL);
-	check_str(out, "5\n");
+	check_str(out, "7\n");
 	free(out);
 	b = test_read_file(tmp("s3.img"), &lb);
 	check_int(la, ==, lb);
 	check(a && b && memcmp(a, b, la < lb ? la : lb));
 	free(a);
 	free(b);
+	/* segments compressed one by one: a concatenation the tools (and the kernel) accept */
+	o.compress = BUILDER_COMPRESS_ZSTD;
+	o.quiet = true;
+	plan_init(&p);
+	err = build(&o, in, 2, tmp("sz.img"), &p, &ret);
+	check_int(ret, ==, 0);
+	free(err);
+	plan_release(&p);
+	out = sh("zstd -q -t sz.img && zstd -dc sz.img > sz.cpio && echo ok", NULL);
+	check_str(out, "ok\n");
+	free(out);
+	out = list_segments(tmp("sz.cpio"));
+	check(!strncmp(out, "-- init\n-- tests tests/a.sh\n", 28));
+	free(out);
 	/* restore the fixture */
 	free(sh("printf '#!/bin/sh\\necho a\\n' > tree/a.sh", NULL));
+	builder_opts_release(&o);
+}
+
+static void test_kselftest_tree(void)
+{
+	struct builder_opts o;
+	struct plan p;
+	const char *in[] = { tmp("ks") };
+	char *err, *pt, *want;
+	int ret;
+
+	test_write_file("ks/kselftest-list.txt", "size:get_size\nrtc:rtctest\n", 26, 0644);
+	test_write_file("ks/run_kselftest.sh", "#!/bin/sh\n", 10, 0755);
+	test_write_file("ks/kselftest/runner.sh", "#!/bin/sh\n", 10, 0755);
+	test_write_file("ks/rtc/rtctest", "#!/bin/sh\n", 10, 0755);
+	test_write_file("ks/rtc/settings", "timeout=210\n", 12, 0644);
+	test_write_file("ks/size/get_size", "#!/bin/sh\n", 10, 0755);
+	test_write_file("ks/size/helper", "#!/bin/sh\n", 10, 0755);
+	opts_x86(&o);
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("ks.cpio"), &p, &ret);
+	check_int(ret, ==, 0);
+	check_str(err, "");
+	/* only the listed tests, in the list's order, with the collection's timeout */
+	pt = plan_text(&p);
+	check_str(pt, "tapboot-plan 1\n"
+		      "test size/get_size\npath /tests/size/get_size\ncwd /tests/size\ntimeout 45\n"
+		      "end\n"
+		      "test rtc/rtctest\npath /tests/rtc/rtctest\ncwd /tests/rtc\ntimeout 210\nend\n");
+	free(pt);
+	free(err);
+	plan_release(&p);
+	/* a listed test that is not there */
+	test_write_file("ks/kselftest-list.txt", "size:get_size\nrtc:gone\n", 23, 0644);
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("ks2.cpio"), &p, &ret);
+	check_int(ret, ==, -1);
+	if (asprintf(&want, "tapboot: %s:2: test 'rtc/gone' is not a file in '%s'\n",
+		     tmp("ks/kselftest-list.txt"), tmp("ks")) < 0)
+		exit(1);
+	check_str(err, want);
+	check(!exists(tmp("ks2.cpio")));
+	free(want);
+	free(err);
+	plan_release(&p);
+	builder_opts_release(&o);
+}
+
+/* A foreign busybox: Debian's busybox-static for arm64 (scripts/fetch-busybox.sh, cached),
+ * its applet links from the host's busybox. */
+static void test_busybox_arm64(void)
+{
+	struct builder_opts o;
+	struct plan p;
+	const char *in[] = { tmp("tree/a.sh") };
+	char *err, *out;
+	int ret;
+
+	builder_opts_init(&o);
+	o.init_path = tmp("init");
+	o.target.arch = "arm64";
+	o.target.elf_machine = EM_AARCH64;
+	o.target.elf_class = 64;
+	o.quiet = true;
+	o.busybox = 0;
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("bb64.cpio"), &p, &ret);
+	check_int(ret, ==, 0);
+	if (ret)
+		printf("# needs network access to Debian's archive once: %s", err);
+	out = sh("mkdir bb64 && cd bb64 && cpio -id --quiet < ../bb64.cpio && "
+		 "od -An -tx1 -j18 -N2 bin/busybox && readlink bin/sh usr/bin/awk && "
+		 "cmp bin/busybox ${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/busybox/arm64/bin/busybox "
+		 "&& echo same",
+		 NULL);
+	/* e_machine 183 = EM_AARCH64 */
+	check_str(out, " b7 00\nbusybox\n../../bin/busybox\nsame\n");
+	free(out);
+	free(err);
+	plan_release(&p);
 	builder_opts_release(&o);
 }
 
@@ -1150,5 +1246,7 @@ int main(void)
 	TEST(test_source_date_epoch, "SOURCE_DATE_EPOCH sets every mtime");
 	TEST(test_config_warning, "a kernel config without CONFIG_RD_* warns");
 	TEST(test_segment_cache, "segment cache: reuse, one changed test re-packs one segment");
+	TEST(test_kselftest_tree, "kselftest install tree: kselftest-list.txt and settings");
+	TEST(test_busybox_arm64, "busybox for arm64 fetched from Debian, links from the host's");
 	return test_done();
 }

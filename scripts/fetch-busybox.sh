@@ -1,0 +1,50 @@
+#!/bin/sh
+# fetch-busybox.sh ARCH: fetches Debian's busybox-static for ARCH (configs/ARCH.conf debian_arch)
+# with apt-get download, unpacks it with dpkg -x into $XDG_CACHE_HOME/tapboot/busybox/ARCH/, and
+# prints the path of its static busybox. A foreign architecture gets a private apt state (no
+# dpkg changes), as in fetch-kernel.sh. The builder runs this when no busybox for the target is
+# at hand (the host's /bin/busybox serves the host's own architecture).
+set -eu
+arch=${1:?usage: fetch-busybox.sh ARCH}
+top=$(cd "$(dirname "$0")/.." && pwd)
+conf="$top/configs/$arch.conf"
+[ -f "$conf" ] || { echo "fetch-busybox: no such architecture '$arch' ($conf)" >&2; exit 2; }
+debarch=$(sed -n "s/^debian_arch[[:space:]]*=[[:space:]]*//p" "$conf")
+[ -n "$debarch" ] || { echo "fetch-busybox: $conf has no debian_arch" >&2; exit 2; }
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/busybox/$arch
+bb="$cache/bin/busybox"
+if [ -x "$bb" ]; then
+	echo "$bb"
+	exit 0
+fi
+mkdir -p "$cache"
+work=$(mktemp -d "$cache/fetch.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+hostarch=$(dpkg --print-architecture)
+aptopts=""
+if [ "$debarch" != "$hostarch" ]; then
+	# The same private state fetch-kernel.sh uses: one apt-get update serves both.
+	state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$debarch
+	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+	aptopts="-o APT::Architectures::=$hostarch -o APT::Architectures::=$debarch -o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache -o Dir::State::Status=/var/lib/dpkg/status"
+	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
+		echo "fetch-busybox: apt-get update for $debarch (private state in $state)" >&2
+		# shellcheck disable=SC2086
+		apt-get $aptopts update -q >&2
+		touch "$state/updated"
+	fi
+fi
+echo "fetch-busybox: downloading busybox-static:$debarch" >&2
+# shellcheck disable=SC2086
+if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2); then
+	apt-get update -q >&2 || true
+	# shellcheck disable=SC2086
+	(cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2)
+fi
+deb=$(ls "$work"/*.deb)
+dpkg -x "$deb" "$work/x"
+[ -x "$work/x/bin/busybox" ] || { echo "fetch-busybox: no bin/busybox in $deb" >&2; exit 1; }
+mkdir -p "$cache/bin"
+mv "$work/x/bin/busybox" "$bb.tmp"
+mv "$bb.tmp" "$bb"
+echo "$bb"
