@@ -176,7 +176,7 @@ static void add_word(struct strbuf *out, const char *s)
 int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsigned *timeout,
 			     bool *has_timeout)
 {
-	struct line_iter it = { buf, buf + len, 0 };
+	struct line_iter it = {buf, buf + len, 0};
 	const char *s;
 	size_t n;
 
@@ -188,7 +188,8 @@ int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsi
 			continue;
 		eq = memchr(s, '=', n);
 		if (!eq || !is_ident(s, (size_t)(eq - s)))
-			return error_at(file, it.no, "expected 'KEY=VALUE' (e.g. 'timeout=45'), not '%.*s'",
+			return error_at(file, it.no,
+					"expected 'KEY=VALUE' (e.g. 'timeout=45'), not '%.*s'",
 					(int)n, s);
 		if ((size_t)(eq - s) == 7 && !memcmp(s, "timeout", 7)) {
 			const char *v = eq + 1;
@@ -196,8 +197,8 @@ int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsi
 
 			if (!parse_seconds(v, vn, timeout))
 				return error_at(file, it.no,
-						"timeout '%.*s' is not a number of seconds", (int)vn,
-						v);
+						"timeout '%.*s' is not a number of seconds",
+						(int)vn, v);
 			*has_timeout = true;
 		} else {
 			warning("%s:%u: unknown setting '%.*s' ignored", file, it.no, (int)(eq - s),
@@ -210,7 +211,7 @@ int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsi
 /* ---- kernel configs and fragments ---- */
 
 struct kopt {
-	char *name; /* owned, "CONFIG_FOO" */
+	char *name;  /* owned, "CONFIG_FOO" */
 	char *value; /* owned, "y", "m", "n" (from "# ... is not set"), "128", "\"str\"" */
 };
 
@@ -247,7 +248,7 @@ static int kopt_cmp(const void *a, const void *b)
  * lines. Anything else is an error naming file:line. */
 static int kconfig_parse(struct kconfig *k, const char *buf, size_t len, const char *file)
 {
-	struct line_iter it = { buf, buf + len, 0 };
+	struct line_iter it = {buf, buf + len, 0};
 	const char *s;
 	size_t n;
 
@@ -276,7 +277,7 @@ static int kconfig_parse(struct kconfig *k, const char *buf, size_t len, const c
 
 static const char *kconfig_get(const struct kconfig *k, const char *name)
 {
-	struct kopt key = { (char *)name, NULL }, *f;
+	struct kopt key = {(char *)name, NULL}, *f;
 
 	f = k->n ? bsearch(&key, k->v, k->n, sizeof(*k->v), kopt_cmp) : NULL;
 	return f ? f->value : NULL;
@@ -326,7 +327,7 @@ struct collection {
 	char *name; /* owned */
 	unsigned timeout;
 	struct strlist configs; /* the fragment's =y/=m options, in order */
-	char *skip; /* owned, the missing-options reason or NULL */
+	char *skip;		/* owned, the missing-options reason or NULL */
 	size_t nselected;
 };
 
@@ -376,7 +377,7 @@ static bool split_name(const char *s, size_t n, size_t *colon)
 
 static int parse_list(struct ks *k, const char *buf, size_t len)
 {
-	struct line_iter it = { buf, buf + len, 0 };
+	struct line_iter it = {buf, buf + len, 0};
 	const char *s;
 	size_t n, colon;
 
@@ -384,11 +385,11 @@ static int parse_list(struct ks *k, const char *buf, size_t len)
 		if (!n)
 			continue;
 		if (!split_name(s, n, &colon) || memchr(s + colon + 1, '/', n - colon - 1))
-			return error_at(k->list_path, it.no, "expected 'COLLECTION:TEST', not '%.*s'",
-					(int)n, s);
+			return error_at(k->list_path, it.no,
+					"expected 'COLLECTION:TEST', not '%.*s'", (int)n, s);
 		xgrow(&k->e, &k->alloc, k->n + 1, sizeof(*k->e));
-		k->e[k->n] = (struct entry){ xstrndup(s, colon),
-					     xstrndup(s + colon + 1, n - colon - 1), it.no, false };
+		k->e[k->n] = (struct entry){xstrndup(s, colon),
+					    xstrndup(s + colon + 1, n - colon - 1), it.no, false};
 		k->n++;
 	}
 	return 0;
@@ -405,7 +406,7 @@ static int load_disruptive(struct ks *k)
 
 	if (ret)
 		goto out;
-	it = (struct line_iter){ sb.buf, sb.buf + sb.len, 0 };
+	it = (struct line_iter){sb.buf, sb.buf + sb.len, 0};
 	while (next_line(&it, &s, &n)) {
 		const char *hash = memchr(s, '#', n);
 		size_t colon;
@@ -418,7 +419,8 @@ static int load_disruptive(struct ks *k)
 			continue;
 		if (memchr(s, ' ', n) || memchr(s, '\t', n) ||
 		    (memchr(s, ':', n) && !split_name(s, n, &colon))) {
-			ret = error_at(path, it.no, "expected 'COLLECTION' or 'COLLECTION:TEST', not '%.*s'",
+			ret = error_at(path, it.no,
+				       "expected 'COLLECTION' or 'COLLECTION:TEST', not '%.*s'",
 				       (int)n, s);
 			goto out;
 		}
@@ -517,7 +519,7 @@ static int collection_load(struct ks *k, const char *name, struct collection **o
 	const struct kselftest_opts *o = k->o;
 	struct collection *c = collection_get(k, name);
 	struct strbuf sb = STRBUF_INIT;
-	struct kconfig frag = { 0 };
+	struct kconfig frag = {0};
 	char *path;
 	int r, ret = -1;
 
@@ -555,7 +557,8 @@ static int collection_load(struct ks *k, const char *name, struct collection **o
 			if (kconfig_parse(&frag, sb.buf, sb.len, path))
 				goto out;
 			for (size_t i = 0; i < frag.n; i++)
-				if ((!strcmp(frag.v[i].value, "y") || !strcmp(frag.v[i].value, "m")) &&
+				if ((!strcmp(frag.v[i].value, "y") ||
+				     !strcmp(frag.v[i].value, "m")) &&
 				    !strlist_has(&c->configs, frag.v[i].name))
 					strlist_push(&c->configs, frag.v[i].name);
 			if (k->have_kernel)
@@ -578,13 +581,15 @@ static int load_kernel_config(struct ks *k, struct kselftest_info *info)
 	int ret = 0;
 
 	if (!o->src_dir) {
-		info->config_note = xstrdup("no kselftest source (--kselftest-src): config fragments "
-					    "not checked");
+		info->config_note =
+			xstrdup("no kselftest source (--kselftest-src): config fragments "
+				"not checked");
 		return 0;
 	}
 	if (!o->kernel_config) {
-		info->config_note = xstrdup("kernel config unknown (--config): config fragments not "
-					    "checked, no tests skipped for missing options");
+		info->config_note =
+			xstrdup("kernel config unknown (--config): config fragments not "
+				"checked, no tests skipped for missing options");
 		return 0;
 	}
 	if (read_whole(o->kernel_config, &sb, false) ||
@@ -654,7 +659,7 @@ static void note_skip(struct kselftest_info *info, const struct collection *c)
 	}
 	xgrow(&info->skipped, &info->skipped_alloc, info->nskipped + 1, sizeof(*info->skipped));
 	info->skipped[info->nskipped++] =
-		(struct kselftest_skip){ xstrdup(c->name), xstrdup(c->skip), 1 };
+		(struct kselftest_skip){xstrdup(c->name), xstrdup(c->skip), 1};
 }
 
 static int write_test(struct ks *k, const struct entry *e, struct strbuf *out,
@@ -671,8 +676,10 @@ static int write_test(struct ks *k, const struct entry *e, struct strbuf *out,
 	if (stat(host, &st) || !S_ISREG(st.st_mode)) {
 		/* run_kselftest.sh reports such a test "not ok"; a manifest cannot say "fail
 		 * without running", so stop and say what is wrong with the tree. */
-		error_at(k->list_path, e->line, "test '%s:%s' is listed but '%s' is not a file (did "
-			 "the collection build?)", e->collection, e->test, host);
+		error_at(k->list_path, e->line,
+			 "test '%s:%s' is listed but '%s' is not a file (did "
+			 "the collection build?)",
+			 e->collection, e->test, host);
 		free(host);
 		return -1;
 	}
@@ -713,7 +720,7 @@ static int write_test(struct ks *k, const struct entry *e, struct strbuf *out,
 int kselftest_manifest(const struct kselftest_opts *o, const char *manifest_path,
 		       struct kselftest_info *info)
 {
-	struct ks k = { 0 };
+	struct ks k = {0};
 	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
 	char *abs = NULL;
 	int ret = -1;
@@ -739,7 +746,8 @@ int kselftest_manifest(const struct kselftest_opts *o, const char *manifest_path
 	if (select_tests(&k) || load_disruptive(&k) || load_kernel_config(&k, info))
 		goto out;
 
-	strbuf_addstr(&out, "tapboot-manifest 1\n# a kselftest install tree, written by tapboot\ntree ");
+	strbuf_addstr(&out,
+		      "tapboot-manifest 1\n# a kselftest install tree, written by tapboot\ntree ");
 	add_word(&out, abs);
 	strbuf_addstr(&out, " " KSELFTEST_IMAGE_DIR "\n");
 	for (size_t i = 0; i < k.n; i++)
@@ -778,7 +786,8 @@ char *kselftest_name_from_runner(const char *runner_name)
 		return NULL;
 	c = runner_name + pl;
 	sep = strstr(c, ": ");
-	if (!sep || sep == c || !sep[2] || strchr(sep + 2, ' ') || memchr(c, ' ', (size_t)(sep - c)))
+	if (!sep || sep == c || !sep[2] || strchr(sep + 2, ' ') ||
+	    memchr(c, ' ', (size_t)(sep - c)))
 		return NULL;
 	return xasprintf("%.*s:%s", (int)(sep - c), c, sep + 2);
 }

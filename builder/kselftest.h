@@ -22,11 +22,11 @@
 #define KSELFTEST_MISSING_PREFIX "missing kernel options: "
 
 struct kselftest_opts {
-	const char *install_dir; /* required */
-	struct strlist targets; /* collections (--targets, like TARGETS=); empty: all */
+	const char *install_dir;     /* required */
+	struct strlist targets;	     /* collections (--targets, like TARGETS=); empty: all */
 	struct strlist skip_targets; /* collections left out (--skip-targets, SKIP_TARGETS=) */
 	struct strlist tests; /* "collection:test" (-t, repeatable); added to targets' tests */
-	const char *src_dir; /* tools/testing/selftests (each collection's `config`), or NULL */
+	const char *src_dir;  /* tools/testing/selftests (each collection's `config`), or NULL */
 	const char *kernel_config; /* the kernel's .config, or NULL when unknown */
 	/* The kernel's modules go into the image (and can be loaded there): only then does a
 	 * kernel option built as a module (=m) satisfy a fragment. */
@@ -43,15 +43,15 @@ void kselftest_opts_release(struct kselftest_opts *o);
 /* A collection skipped for missing kernel options (for the runner to print). */
 struct kselftest_skip {
 	char *collection; /* owned */
-	char *reason; /* owned: "missing kernel options: CONFIG_A, CONFIG_B" */
-	size_t ntests; /* selected tests of this collection, all skipped */
+	char *reason;	  /* owned: "missing kernel options: CONFIG_A, CONFIG_B" */
+	size_t ntests;	  /* selected tests of this collection, all skipped */
 };
 
 struct kselftest_info {
-	size_t ntests; /* tests written */
-	size_t ncollections; /* collections with a test written */
-	size_t ndisruptive; /* tests flagged disruptive */
-	size_t nconfig_skipped; /* tests given a `skip` for missing options */
+	size_t ntests;			/* tests written */
+	size_t ncollections;		/* collections with a test written */
+	size_t ndisruptive;		/* tests flagged disruptive */
+	size_t nconfig_skipped;		/* tests given a `skip` for missing options */
 	struct kselftest_skip *skipped; /* owned array, in list order */
 	size_t nskipped, skipped_alloc;
 	/* Were config fragments compared with the kernel's config? When not, config_note (owned)
