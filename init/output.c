@@ -166,12 +166,29 @@ static void note_reasons(struct init_output *o, const char *s)
 	}
 }
 
+/* Does the line mention a reason word? Checked before the costly part once nothing more is
+ * shown: a 10 MB flood is then only scanned (it is about 1 s under TCG instead of 3). */
+static bool mentions_reason(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i++) {
+		char c = s[i] | 0x20;
+
+		if ((c == 's' && !strncasecmp(s + i, "skip", 4)) ||
+		    (c == 'x' && i + 5 <= n &&
+		     (!strncasecmp(s + i, "xfail", 5) || !strncasecmp(s + i, "xpass", 5))))
+			return true;
+	}
+	return false;
+}
+
 static void emit_line(struct init_output *o, const char *raw, size_t n)
 {
 	struct strbuf text;
 
 	if (n && raw[n - 1] == '\r')
 		n--;
+	if (o->truncated && !mentions_reason(raw, n))
+		return;
 	strbuf_init(&text);
 	init_sanitize(&text, raw, n);
 	if (is_version_line(skip_blank(text.buf)))
@@ -234,15 +251,18 @@ void init_output_feed(struct init_output *o, const char *buf, size_t len)
 			o->line.buf[o->line.len] = '\0';
 			continue;
 		}
-		strbuf_add(&o->line, buf, take);
-		buf += take;
-		len -= take;
-		if (nl) {
-			emit_line(o, o->line.buf, o->line.len);
-			strbuf_reset(&o->line);
-			buf++;
-			len--;
+		if (nl && !o->line.len) {
+			/* the whole line is in buf: no copy */
+			emit_line(o, buf, take);
+		} else {
+			strbuf_add(&o->line, buf, take);
+			if (nl) {
+				emit_line(o, o->line.buf, o->line.len);
+				strbuf_reset(&o->line);
+			}
 		}
+		buf += take + (nl ? 1 : 0);
+		len -= take + (nl ? 1 : 0);
 	}
 }
 

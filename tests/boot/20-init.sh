@@ -21,7 +21,7 @@ for arch in x86_64 arm64; do
 	progs+=("$GUEST/$arch/scripts/hello.sh")
 	d=$WORK/init-$arch
 	start=$(date +%s)
-	"$TAPBOOT" run --kernel "$k" -o "$d" --timeout 5 -q "${progs[@]}" \
+	"$TAPBOOT" run --kernel "$k" -o "$d" --timeout 10 -q "${progs[@]}" \
 		>"$WORK/out-$arch" 2>"$WORK/err-$arch"
 	rc=$?
 	secs=$(($(date +%s) - start))
@@ -41,7 +41,7 @@ for arch in x86_64 arm64; do
 	ok "$(awk -v s="$(field "$d" daemon .duration_s)" 'BEGIN { exit !(s < 1.5) }'; echo $?)" \
 		"$arch: the daemon test ends promptly ($(field "$d" daemon .duration_s) s)"
 	is "$(verdict "$d" hang)" timeout "$arch: a hang is timeout"
-	like "$(reason "$d" hang)" "^timeout after 5 s" "$arch: timeout reason"
+	like "$(reason "$d" hang)" "^timeout after 10 s" "$arch: timeout reason"
 	is "$(verdict "$d" closeout)" pass "$arch: closed stdout is not the end of the test"
 	ok "$(awk -v s="$(field "$d" closeout .duration_s)" 'BEGIN { exit !(s >= 1.9) }'; echo $?)" \
 		"$arch: closeout was waited for ($(field "$d" closeout .duration_s) s)"
