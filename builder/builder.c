@@ -85,13 +85,13 @@ static const struct {
 	unsigned machine, bits;
 	const char *multiarch, *cross;
 } triples[] = {
-	{ EM_X86_64, 64, "x86_64-linux-gnu", "x86_64-linux-gnu" },
-	{ EM_AARCH64, 64, "aarch64-linux-gnu", "aarch64-linux-gnu" },
-	{ EM_386, 32, "i386-linux-gnu", "i686-linux-gnu" },
-	{ EM_ARM, 32, "arm-linux-gnueabihf", "arm-linux-gnueabihf" },
-	{ EM_PPC64, 64, "powerpc64le-linux-gnu", "powerpc64le-linux-gnu" },
-	{ EM_RISCV, 64, "riscv64-linux-gnu", "riscv64-linux-gnu" },
-	{ EM_S390, 64, "s390x-linux-gnu", "s390x-linux-gnu" },
+	{EM_X86_64, 64, "x86_64-linux-gnu", "x86_64-linux-gnu"},
+	{EM_AARCH64, 64, "aarch64-linux-gnu", "aarch64-linux-gnu"},
+	{EM_386, 32, "i386-linux-gnu", "i686-linux-gnu"},
+	{EM_ARM, 32, "arm-linux-gnueabihf", "arm-linux-gnueabihf"},
+	{EM_PPC64, 64, "powerpc64le-linux-gnu", "powerpc64le-linux-gnu"},
+	{EM_RISCV, 64, "riscv64-linux-gnu", "riscv64-linux-gnu"},
+	{EM_S390, 64, "s390x-linux-gnu", "s390x-linux-gnu"},
 };
 
 static int triple_index(const struct builder_target *t)
@@ -132,7 +132,7 @@ struct deps {
 	const char *sysroot;
 	struct strlist dirs; /* sysroot-relative library directories, search order */
 	struct strlist done; /* image paths already followed */
-	char *interp_base; /* the current test's interpreter's file name (its soname) */
+	char *interp_base;   /* the current test's interpreter's file name (its soname) */
 };
 
 static char *join(const char *root, const char *p)
@@ -231,11 +231,11 @@ static char *dir_of(const char *p)
 /* Look a DT_NEEDED name up the way ld.so does: DT_RPATH (when there is no DT_RUNPATH), then
  * DT_RUNPATH, then the test's own directory (kselftest's rseq links a library there, found
  * through -rpath=./ and the test's working directory), then the system directories. */
-static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *name,
-		       const char *host, const char *image, const char *test_host,
-		       const char *test_image, const char *origin)
+static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *name, const char *host,
+		       const char *image, const char *test_host, const char *test_image,
+		       const char *origin)
 {
-	const struct strlist *paths[2] = { ei->runpath.n ? NULL : &ei->rpath, &ei->runpath };
+	const struct strlist *paths[2] = {ei->runpath.n ? NULL : &ei->rpath, &ei->runpath};
 	char *obj_hdir = dir_of(host), *obj_idir = dir_of(image);
 	char *test_hdir = dir_of(test_host), *test_idir = dir_of(test_image);
 	int ret = 1;
@@ -264,7 +264,8 @@ static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *nam
 			if (!access(h, R_OK) && elf_fits(d, h)) {
 				char *real = realpath(h, NULL);
 
-				ret = deps_pack(d, real ? real : h, im, test_host, test_image, origin);
+				ret = deps_pack(d, real ? real : h, im, test_host, test_image,
+						origin);
 				free(real);
 			}
 			free(h);
@@ -293,10 +294,11 @@ static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *nam
 		free(im);
 	}
 	if (ret > 0)
-		ret = error("%s: '%s' needs '%s', which is not in the sysroot '%s' (searched %s/lib, "
-			    "%s/usr/lib and the multiarch directories)",
-			    origin, host, name, d->sysroot, strcmp(d->sysroot, "/") ? d->sysroot : "",
-			    strcmp(d->sysroot, "/") ? d->sysroot : "");
+		ret = error(
+			"%s: '%s' needs '%s', which is not in the sysroot '%s' (searched %s/lib, "
+			"%s/usr/lib and the multiarch directories)",
+			origin, host, name, d->sysroot, strcmp(d->sysroot, "/") ? d->sysroot : "",
+			strcmp(d->sysroot, "/") ? d->sysroot : "");
 	free(obj_hdir);
 	free(obj_idir);
 	free(test_hdir);
@@ -319,8 +321,8 @@ static int deps_follow(struct deps *d, const char *host, const char *image, cons
 		char *h = root_resolve(d->sysroot, ei.interp);
 
 		free(d->interp_base);
-		d->interp_base = xstrdup(strrchr(ei.interp, '/') ? strrchr(ei.interp, '/') + 1
-								 : ei.interp);
+		d->interp_base =
+			xstrdup(strrchr(ei.interp, '/') ? strrchr(ei.interp, '/') + 1 : ei.interp);
 		if (!h)
 			ret = error("%s: '%s' needs the interpreter '%s', which is not in the "
 				    "sysroot '%s'",
@@ -347,9 +349,9 @@ static int pack_deps(struct image *img, const struct inputs *in, const struct bu
 		     const char *sysroot)
 {
 	/* "@" stands for the multiarch triple. */
-	static const char *const dirs[] = { "/lib/@", "/usr/lib/@", "/lib64", "/usr/lib64",
-					    "/lib32", "/lib",	"/usr/lib",   "/usr/local/lib" };
-	struct deps d = { img, t, sysroot, { 0 }, { 0 }, NULL };
+	static const char *const dirs[] = {"/lib/@", "/usr/lib/@", "/lib64",   "/usr/lib64",
+					   "/lib32", "/lib",	   "/usr/lib", "/usr/local/lib"};
+	struct deps d = {img, t, sysroot, {0}, {0}, NULL};
 	int ti = triple_index(t), ret = 0;
 
 	strlist_init(&d.dirs);
@@ -466,7 +468,8 @@ static char *find_busybox(const struct builder_opts *o)
 	if (elf_for(cached, &o->target))
 		return cached;
 	free(cached);
-	script = xasprintf("%s/scripts/fetch-busybox.sh", srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
+	script = xasprintf("%s/scripts/fetch-busybox.sh",
+			   srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
 	argv[0] = script;
 	argv[1] = o->target.arch;
 	argv[2] = NULL;
@@ -476,8 +479,8 @@ static char *find_busybox(const struct builder_opts *o)
 		out.buf[--out.len] = '\0';
 	if (st || !out.len || !elf_for(out.buf, &o->target)) {
 		if (st >= 0)
-			error("cannot get a busybox for %s: '%s %s' failed (status %d)", o->target.arch,
-			      script, o->target.arch, st);
+			error("cannot get a busybox for %s: '%s %s' failed (status %d)",
+			      o->target.arch, script, o->target.arch, st);
 		free(script);
 		strbuf_release(&out);
 		return NULL;
@@ -489,17 +492,23 @@ static char *find_busybox(const struct builder_opts *o)
 /* Applets of Debian 12's busybox-static when no busybox can run here to say: the shells and
  * the tools kselftest's scripts use. */
 static const char *const fallback_applets[] = {
-	"bin/sh", "bin/ash", "bin/cat", "bin/chmod", "bin/cp", "bin/date", "bin/dd", "bin/dmesg",
-	"bin/echo", "bin/false", "bin/grep", "bin/kill", "bin/ln", "bin/ls", "bin/mkdir",
-	"bin/mknod", "bin/mount", "bin/mv", "bin/ps", "bin/pwd", "bin/rm", "bin/rmdir", "bin/sed",
-	"bin/sleep", "bin/sync", "bin/true", "bin/umount", "bin/uname", "sbin/insmod", "sbin/lsmod",
-	"sbin/modprobe", "sbin/rmmod", "sbin/sysctl", "sbin/ip", "usr/bin/[", "usr/bin/[[",
-	"usr/bin/awk", "usr/bin/basename", "usr/bin/cmp", "usr/bin/cut", "usr/bin/diff",
-	"usr/bin/dirname", "usr/bin/env", "usr/bin/expr", "usr/bin/find", "usr/bin/head",
-	"usr/bin/id", "usr/bin/od", "usr/bin/printf", "usr/bin/readlink", "usr/bin/realpath",
-	"usr/bin/seq", "usr/bin/sort", "usr/bin/stat", "usr/bin/tail", "usr/bin/tee",
-	"usr/bin/test", "usr/bin/timeout", "usr/bin/touch", "usr/bin/tr", "usr/bin/uniq",
-	"usr/bin/wc", "usr/bin/which", "usr/bin/xargs", "usr/bin/yes",
+	"bin/sh",	  "bin/ash",	      "bin/cat",	  "bin/chmod",
+	"bin/cp",	  "bin/date",	      "bin/dd",		  "bin/dmesg",
+	"bin/echo",	  "bin/false",	      "bin/grep",	  "bin/kill",
+	"bin/ln",	  "bin/ls",	      "bin/mkdir",	  "bin/mknod",
+	"bin/mount",	  "bin/mv",	      "bin/ps",		  "bin/pwd",
+	"bin/rm",	  "bin/rmdir",	      "bin/sed",	  "bin/sleep",
+	"bin/sync",	  "bin/true",	      "bin/umount",	  "bin/uname",
+	"sbin/insmod",	  "sbin/lsmod",	      "sbin/modprobe",	  "sbin/rmmod",
+	"sbin/sysctl",	  "sbin/ip",	      "usr/bin/[",	  "usr/bin/[[",
+	"usr/bin/awk",	  "usr/bin/basename", "usr/bin/cmp",	  "usr/bin/cut",
+	"usr/bin/diff",	  "usr/bin/dirname",  "usr/bin/env",	  "usr/bin/expr",
+	"usr/bin/find",	  "usr/bin/head",     "usr/bin/id",	  "usr/bin/od",
+	"usr/bin/printf", "usr/bin/readlink", "usr/bin/realpath", "usr/bin/seq",
+	"usr/bin/sort",	  "usr/bin/stat",     "usr/bin/tail",	  "usr/bin/tee",
+	"usr/bin/test",	  "usr/bin/timeout",  "usr/bin/touch",	  "usr/bin/tr",
+	"usr/bin/uniq",	  "usr/bin/wc",	      "usr/bin/which",	  "usr/bin/xargs",
+	"usr/bin/yes",
 };
 
 /* The applet links: `busybox --list-full` of the busybox itself when it runs here, else of
@@ -518,7 +527,7 @@ static void busybox_applets(const char *bb, const struct builder_target *t, stru
 		runner = "/bin/busybox";
 	strbuf_init(&sb);
 	if (runner) {
-		const char *argv[] = { runner, "--list-full", NULL };
+		const char *argv[] = {runner, "--list-full", NULL};
 
 		if (run_capture(argv, &sb, true) == 0) {
 			char *p = sb.buf;
@@ -681,7 +690,7 @@ static int pack_modules(struct image *img, const char *dir, const struct strlist
 			struct strlist *order)
 {
 	char *real = realpath(dir, NULL), *version, *top, *depfile, *buf = NULL;
-	struct moddep m = { 0 };
+	struct moddep m = {0};
 	struct strlist files;
 	size_t len = 0;
 	FILE *fp;
@@ -733,11 +742,18 @@ static int pack_modules(struct image *img, const char *dir, const struct strlist
 	}
 	free(depfile);
 	{
-		static const char *const idx[] = { "modules.dep", "modules.dep.bin", "modules.alias",
-						   "modules.alias.bin", "modules.builtin",
-						   "modules.builtin.bin", "modules.builtin.modinfo",
-						   "modules.order", "modules.softdep", "modules.symbols",
-						   "modules.symbols.bin", "modules.devname" };
+		static const char *const idx[] = {"modules.dep",
+						  "modules.dep.bin",
+						  "modules.alias",
+						  "modules.alias.bin",
+						  "modules.builtin",
+						  "modules.builtin.bin",
+						  "modules.builtin.modinfo",
+						  "modules.order",
+						  "modules.softdep",
+						  "modules.symbols",
+						  "modules.symbols.bin",
+						  "modules.devname"};
 
 		for (unsigned i = 0; i < ARRAY_SIZE(idx); i++)
 			strlist_push(&files, idx[i]);
@@ -905,13 +921,14 @@ static void warn_config(const char *config, enum builder_compress c)
 	free(line);
 	fclose(fp);
 	if (!found)
-		warning("the kernel config '%s' lacks %s=y: this kernel cannot unpack a %s initramfs",
+		warning("the kernel config '%s' lacks %s=y: this kernel cannot unpack a %s "
+			"initramfs",
 			config, opt, compress_names[c]);
 }
 
 static int add_tree_at(struct image *img, const char *host, const char *image)
 {
-	struct builder_target none = { 0 };
+	struct builder_target none = {0};
 	struct plan p;
 	struct inputs in;
 	int ret;
@@ -936,8 +953,9 @@ static int parse_epoch(int64_t *out)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || *end || v < 0 || v > 0xffffffffLL)
-		return error("SOURCE_DATE_EPOCH '%s' is not a number of seconds (newc holds 32 bits)",
-			     s);
+		return error(
+			"SOURCE_DATE_EPOCH '%s' is not a number of seconds (newc holds 32 bits)",
+			s);
 	*out = v;
 	return 0;
 }
@@ -1044,8 +1062,9 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		image_segment_range(&img, s, &first, &count);
 		if (!count)
 			continue;
-		if (o->cache_dir ? write_cached(&img, s, o->compress, o->cache_dir, fd, out_path, &hits)
-				 : cpio_write_segment(&img, s, o->compress, fd, out_path))
+		if (o->cache_dir
+			    ? write_cached(&img, s, o->compress, o->cache_dir, fd, out_path, &hits)
+			    : cpio_write_segment(&img, s, o->compress, fd, out_path))
 			goto out_unlink;
 	}
 	if (close(fd)) {
@@ -1059,7 +1078,8 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		goto out_unlink;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "%s: built '%s': %zu entries, %zu tests, %zu segments (%u cached)\n",
+		fprintf(stderr,
+			"%s: built '%s': %zu entries, %zu tests, %zu segments (%u cached)\n",
 			error_prog(), out_path, img.n, plan_out->n, img.nsegs, hits);
 	ret = 0;
 	goto out;

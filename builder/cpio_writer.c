@@ -91,7 +91,8 @@ static int la_error(struct archive *a, const char *what, const char *call)
 {
 	const char *msg = archive_error_string(a);
 
-	return error("cannot write '%s': %s: %s", what, call, msg ? msg : "unknown libarchive error");
+	return error("cannot write '%s': %s: %s", what, call,
+		     msg ? msg : "unknown libarchive error");
 }
 
 /* The kernel's decompressors need options libarchive's defaults do not give (FACTS.md):
@@ -114,14 +115,15 @@ static int set_filter(struct archive *a, enum builder_compress c, const char *wh
 			return la_error(a, what, "gzip option !timestamp");
 		return 0;
 	case BUILDER_COMPRESS_XZ:
-		if (archive_write_add_filter_program(a, "xz --check=crc32 --lzma2=dict=1MiB -T1 -c") !=
-		    ARCHIVE_OK)
+		if (archive_write_add_filter_program(
+			    a, "xz --check=crc32 --lzma2=dict=1MiB -T1 -c") != ARCHIVE_OK)
 			return la_error(a, what, "archive_write_add_filter_program(xz)");
 		return 0;
 	case BUILDER_COMPRESS_ZSTD:
 		if (archive_write_add_filter_zstd(a) != ARCHIVE_OK)
 			return la_error(a, what, "archive_write_add_filter_zstd");
-		if (archive_write_set_filter_option(a, "zstd", "compression-level", "3") != ARCHIVE_OK)
+		if (archive_write_set_filter_option(a, "zstd", "compression-level", "3") !=
+		    ARCHIVE_OK)
 			return la_error(a, what, "zstd option compression-level");
 		/* zstd's multi-threaded output does not depend on the number of workers (zstd.h,
 		 * ZSTD_c_nbWorkers), so threads keep the image reproducible. */
@@ -227,7 +229,8 @@ static int write_entries(struct archive *a, const struct image *img, size_t firs
 
 		for (size_t j = 0; j <= e->links.n; j++) {
 			xgrow(&refs, &alloc, nrefs + 1, sizeof(*refs));
-			refs[nrefs++] = (struct name_ref){ j ? e->links.v[j - 1] : e->path, i, false };
+			refs[nrefs++] =
+				(struct name_ref){j ? e->links.v[j - 1] : e->path, i, false};
 		}
 	}
 	if (nrefs)
@@ -284,7 +287,7 @@ out:
 int cpio_write_segment(const struct image *img, unsigned seg, enum builder_compress c, int fd,
 		       const char *what_for)
 {
-	struct sink sink = { fd, what_for, NULL, 0, 0 };
+	struct sink sink = {fd, what_for, NULL, 0, 0};
 	struct archive *a = archive_write_new();
 	size_t first, count;
 	int ret = -1;

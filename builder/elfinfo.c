@@ -102,7 +102,8 @@ static int read_dynamic(Elf *elf, struct elfinfo *ei, bool *pie)
 				break;
 			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
 				*pie = true;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH)
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH &&
+			    dyn.d_tag != DT_RUNPATH)
 				continue;
 			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			if (!s)
@@ -110,7 +111,8 @@ static int read_dynamic(Elf *elf, struct elfinfo *ei, bool *pie)
 			if (dyn.d_tag == DT_NEEDED)
 				strlist_push(&ei->needed, s);
 			else
-				split_path_list(dyn.d_tag == DT_RPATH ? &ei->rpath : &ei->runpath, s);
+				split_path_list(dyn.d_tag == DT_RPATH ? &ei->rpath : &ei->runpath,
+						s);
 		}
 	}
 	return 0;

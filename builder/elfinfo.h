@@ -10,10 +10,10 @@
 struct elfinfo {
 	bool is_elf;
 	unsigned machine; /* e_machine */
-	unsigned bits; /* 32 or 64 */
-	unsigned type; /* e_type */
-	bool shared_lib; /* ET_DYN without interpreter nor DF_1_PIE: a library, not a program */
-	char *interp; /* owned, PT_INTERP, or NULL (static) */
+	unsigned bits;	  /* 32 or 64 */
+	unsigned type;	  /* e_type */
+	bool shared_lib;  /* ET_DYN without interpreter nor DF_1_PIE: a library, not a program */
+	char *interp;	  /* owned, PT_INTERP, or NULL (static) */
 	struct strlist needed, rpath, runpath;
 };
 

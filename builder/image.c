@@ -63,7 +63,8 @@ char *image_path_normalise(const char *path, const char *origin)
 		len = (size_t)(end - p);
 		if (len == 2 && p[0] == '.' && p[1] == '.') {
 			strbuf_release(&sb);
-			error("%s: '%s' has a '..' component (image paths must stay inside the root)",
+			error("%s: '%s' has a '..' component (image paths must stay inside the "
+			      "root)",
 			      origin, path);
 			return NULL;
 		}
@@ -219,7 +220,8 @@ static bool same_entry(const struct image_entry *a, const struct image_entry *b)
 			return false;
 		if (a->src && b->src)
 			return a->dev == b->dev && a->ino == b->ino;
-		return !a->src && !b->src && a->size == b->size && !memcmp(a->data, b->data, a->size);
+		return !a->src && !b->src && a->size == b->size &&
+		       !memcmp(a->data, b->data, a->size);
 	case IMAGE_SYMLINK:
 		return !strcmp(a->target, b->target);
 	default:
@@ -248,9 +250,9 @@ static int dedupe(struct image *img)
 		total += 1 + img->e[i].links.n;
 	refs = xcalloc(total ? total : 1, sizeof(*refs));
 	for (size_t i = 0; i < img->n; i++) {
-		refs[nrefs++] = (struct name_ref){ img->e[i].path, i };
+		refs[nrefs++] = (struct name_ref){img->e[i].path, i};
 		for (size_t j = 0; j < img->e[i].links.n; j++)
-			refs[nrefs++] = (struct name_ref){ img->e[i].links.v[j], i };
+			refs[nrefs++] = (struct name_ref){img->e[i].links.v[j], i};
 	}
 	qsort(refs, nrefs, sizeof(*refs), cmp_name_ref);
 	for (size_t i = 0, k; i < nrefs; i = k) {
@@ -279,7 +281,8 @@ static int dedupe(struct image *img)
 				bool seen = false;
 
 				for (size_t q = i; q < m; q++)
-					if (img->e[refs[q].idx].path && img->e[refs[q].idx].seg == b->seg)
+					if (img->e[refs[q].idx].path &&
+					    img->e[refs[q].idx].seg == b->seg)
 						seen = true;
 				if (seen) {
 					entry_release(b);
@@ -299,8 +302,8 @@ static int dedupe(struct image *img)
 			struct image_entry *b = &img->e[refs[m].idx];
 
 			if (!same_entry(first, b)) {
-				ret = error("duplicate name '/%s': from %s and from %s", refs[i].name,
-					    first->origin, b->origin);
+				ret = error("duplicate name '/%s': from %s and from %s",
+					    refs[i].name, first->origin, b->origin);
 				goto out;
 			}
 		}
@@ -471,8 +474,7 @@ static void hash_u64(SHA2_CTX *c, uint64_t v)
 	SHA256Update(c, b, sizeof(b));
 }
 
-void image_segment_key(const struct image *img, unsigned seg, enum builder_compress c,
-		       char out[65])
+void image_segment_key(const struct image *img, unsigned seg, enum builder_compress c, char out[65])
 {
 	SHA2_CTX ctx;
 	size_t first, count;

@@ -28,14 +28,14 @@ struct image_entry {
 	unsigned perm; /* 07777 bits */
 	unsigned uid, gid;
 	unsigned rmajor, rminor; /* devices */
-	char *src; /* owned: host file with the content (IMAGE_FILE), or NULL */
-	char *data; /* owned: in-memory content (IMAGE_FILE without src) */
-	uint64_t size; /* of the content */
-	char *target; /* owned: symlink target */
-	struct strlist links; /* hard-link names (normalised), written with the same inode */
-	bool implicit; /* a parent directory nobody asked for */
-	char *origin; /* owned: "file" or "file:line", for messages */
-	unsigned seg; /* segment index */
+	char *src;		 /* owned: host file with the content (IMAGE_FILE), or NULL */
+	char *data;		 /* owned: in-memory content (IMAGE_FILE without src) */
+	uint64_t size;		 /* of the content */
+	char *target;		 /* owned: symlink target */
+	struct strlist links;	 /* hard-link names (normalised), written with the same inode */
+	bool implicit;		 /* a parent directory nobody asked for */
+	char *origin;		 /* owned: "file" or "file:line", for messages */
+	unsigned seg;		 /* segment index */
 	/* stat of src, for the segment cache key */
 	int64_t mtime_ns, ctime_ns;
 	uint64_t dev, ino;
@@ -51,7 +51,7 @@ struct image {
 	struct image_segment *segs;
 	size_t nsegs, segs_alloc;
 	unsigned cur_seg; /* where image_add* put entries */
-	int64_t mtime; /* SOURCE_DATE_EPOCH or 0 */
+	int64_t mtime;	  /* SOURCE_DATE_EPOCH or 0 */
 };
 
 void image_init(struct image *img);

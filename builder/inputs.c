@@ -73,8 +73,7 @@ static char *read_all(const char *path, size_t *len, const char *origin)
 
 /* Check a test's program: the ELF machine and class must be the target's; a dynamic one is
  * remembered for the dependency pass, a #! script for the busybox decision. */
-static int check_program(struct inputs *in, const char *host, const char *image,
-			 const char *origin)
+static int check_program(struct inputs *in, const char *host, const char *image, const char *origin)
 {
 	struct elfinfo ei;
 	int ret = 0;
@@ -259,8 +258,7 @@ static unsigned kselftest_timeout(const char *host, const char *collection, unsi
 	return t;
 }
 
-static int kselftest_list(struct inputs *in, const char *host, const char *image,
-			  const char *list)
+static int kselftest_list(struct inputs *in, const char *host, const char *image, const char *list)
 {
 	size_t len;
 	char *buf = read_all(list, &len, list), *p, *nl;
@@ -308,7 +306,7 @@ int inputs_add_tree(struct inputs *in, const char *host, const char *image, bool
 {
 	char *list = xasprintf("%s/kselftest-list.txt", host);
 	bool kselftest = tests && !access(list, R_OK);
-	struct walk w = { in, tests, tests && !kselftest };
+	struct walk w = {in, tests, tests && !kselftest};
 	size_t first = in->plan->n;
 	int ret;
 
@@ -416,18 +414,20 @@ static const char *const list_usage[] = {
 
 static int list_line(struct inputs *in, char *p, const char *file, unsigned line)
 {
-	char *kw = next_word(&p), *w[8] = { 0 }, *extra;
+	char *kw = next_word(&p), *w[8] = {0}, *extra;
 	unsigned nw = 0, want, mode, uid, gid, kind;
 	char *origin, *name = NULL;
 	struct image_entry *e = NULL;
 	int ret = -1;
 
 	for (kind = 0; kind < ARRAY_SIZE(list_usage); kind++)
-		if (!strncmp(list_usage[kind], kw, strlen(kw)) && list_usage[kind][strlen(kw)] == ' ')
+		if (!strncmp(list_usage[kind], kw, strlen(kw)) &&
+		    list_usage[kind][strlen(kw)] == ' ')
 			break;
 	if (kind == ARRAY_SIZE(list_usage))
 		return error_at(file, line,
-				"unknown type '%s' (expected file, dir, nod, slink, pipe or sock)", kw);
+				"unknown type '%s' (expected file, dir, nod, slink, pipe or sock)",
+				kw);
 	want = kind == 0 || kind == 3 ? 5 : kind == 2 ? 7 : 4;
 	while (nw < want && (w[nw] = next_word(&p)))
 		nw++;
@@ -439,8 +439,8 @@ static int list_line(struct inputs *in, char *p, const char *file, unsigned line
 		unsigned at = kind == 0 || kind == 3 ? 2 : 1;
 
 		if (!parse_octal(w[at], &mode))
-			return error_at(file, line, "'%s' is not an octal mode (expected '%s')", w[at],
-					list_usage[kind]);
+			return error_at(file, line, "'%s' is not an octal mode (expected '%s')",
+					w[at], list_usage[kind]);
 		if (!parse_uint(w[at + 1], &uid) || !parse_uint(w[at + 2], &gid))
 			return error_at(file, line, "bad uid or gid '%s %s' (expected '%s')",
 					w[at + 1], w[at + 2], list_usage[kind]);
@@ -450,7 +450,8 @@ static int list_line(struct inputs *in, char *p, const char *file, unsigned line
 	if (!name)
 		goto out;
 	if (!strcmp(name, "init")) {
-		/* A CONFIG_INITRAMFS_SOURCE list brings its own /init; the image needs tapboot's. */
+		/* A CONFIG_INITRAMFS_SOURCE list brings its own /init; the image needs tapboot's.
+		 */
 		warning("%s: the list's /init is replaced by tapboot's init", origin);
 		ret = 0;
 		goto out;
@@ -487,13 +488,13 @@ static int list_line(struct inputs *in, char *p, const char *file, unsigned line
 		unsigned maj, min;
 
 		if (strcmp(w[4], "c") && strcmp(w[4], "b")) {
-			error_at(file, line, "device type '%s' is not 'c' or 'b' (expected '%s')", w[4],
-				 list_usage[kind]);
+			error_at(file, line, "device type '%s' is not 'c' or 'b' (expected '%s')",
+				 w[4], list_usage[kind]);
 			goto out;
 		}
 		if (!parse_uint(w[5], &maj) || !parse_uint(w[6], &min)) {
-			error_at(file, line, "bad device number '%s %s' (expected '%s')", w[5], w[6],
-				 list_usage[kind]);
+			error_at(file, line, "bad device number '%s %s' (expected '%s')", w[5],
+				 w[6], list_usage[kind]);
 			goto out;
 		}
 		e = image_add_special(in->img, name, w[4][0] == 'c' ? IMAGE_CHR : IMAGE_BLK, mode,
@@ -574,7 +575,9 @@ static int split_words(const char *s, struct strlist *out, const char *file, uns
 				while (*s && *s != '"') {
 					if (*s == '\\' && s[1]) {
 						s++;
-						strbuf_addch(&w, *s == 'n' ? '\n' : *s == 't' ? '\t' : *s);
+						strbuf_addch(&w, *s == 'n'   ? '\n'
+								 : *s == 't' ? '\t'
+									     : *s);
 						s++;
 					} else {
 						strbuf_addch(&w, *s++);
@@ -627,7 +630,8 @@ static int manifest_test_attr(struct plan_test *t, struct strlist *w, const char
 		t->timeout_s = v;
 	} else if (!strcmp(k, "cwd")) {
 		if (w->v[1][0] != '/')
-			return error_at(file, line, "cwd '%s' is not an absolute image path", w->v[1]);
+			return error_at(file, line, "cwd '%s' is not an absolute image path",
+					w->v[1]);
 		free(t->cwd);
 		t->cwd = xstrdup(w->v[1]);
 	} else if (!strcmp(k, "arg")) {
@@ -640,7 +644,8 @@ static int manifest_test_attr(struct plan_test *t, struct strlist *w, const char
 		int f = plan_flag_from_name(w->v[1]);
 
 		if (f < 0)
-			return error_at(file, line, "unknown flag '%s' (known: disruptive)", w->v[1]);
+			return error_at(file, line, "unknown flag '%s' (known: disruptive)",
+					w->v[1]);
 		t->flags |= (unsigned)f;
 	} else if (!strcmp(k, "config")) {
 		if (strncmp(w->v[1], "CONFIG_", 7))
@@ -648,10 +653,11 @@ static int manifest_test_attr(struct plan_test *t, struct strlist *w, const char
 					w->v[1]);
 		strlist_push(&t->configs, w->v[1]);
 	} else {
-		return error_at(file, line,
-				"unknown test attribute '%s' (expected timeout, cwd, arg, env, flag "
-				"or config)",
-				k);
+		return error_at(
+			file, line,
+			"unknown test attribute '%s' (expected timeout, cwd, arg, env, flag "
+			"or config)",
+			k);
 	}
 	return 0;
 }
@@ -732,7 +738,8 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 			t = img ? add_test(in, name, img, NULL, origin) : NULL;
 			if (t) {
 				xgrow(pend, palloc, *npend + 1, sizeof(**pend));
-				(*pend)[*npend] = (struct pending){ in->plan->n - 1, xstrdup(img), line };
+				(*pend)[*npend] =
+					(struct pending){in->plan->n - 1, xstrdup(img), line};
 				(*npend)++;
 			}
 		} else {
@@ -743,7 +750,8 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 			t = NULL;
 			if (stat(host, &st))
 				error_errno("%s: cannot read '%s'", origin, host);
-			else if (image_add_file(in->img, img, host, (st.st_mode & 07777) | 0111, origin))
+			else if (image_add_file(in->img, img, host, (st.st_mode & 07777) | 0111,
+						origin))
 				t = add_test(in, name, img, host, origin);
 		}
 		free(name);
@@ -759,7 +767,8 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 		strlist_push(&in->modules, w->v[1]);
 		ret = 0;
 	} else {
-		error_at(file, line, "unknown keyword '%s' (expected tree, file, test or module)", k);
+		error_at(file, line, "unknown keyword '%s' (expected tree, file, test or module)",
+			 k);
 	}
 out:
 	free(host);
@@ -805,10 +814,11 @@ static int manifest_parse(struct inputs *in, const char *buf, size_t len, const 
 		if (!ret) {
 			e = image_find(in->img, pend[i].image);
 			if (!e || e->type != IMAGE_FILE)
-				ret = error_at(file, pend[i].line,
-					       "test program '/%s' is not a file in the image (pack it "
-					       "with a tree or file line)",
-					       pend[i].image);
+				ret = error_at(
+					file, pend[i].line,
+					"test program '/%s' is not a file in the image (pack it "
+					"with a tree or file line)",
+					pend[i].image);
 			else if (e->src)
 				ret = check_program(in, e->src, pend[i].image, origin);
 		}

@@ -11,7 +11,7 @@
 
 /* A dynamically linked test whose interpreter and libraries the builder must pack. */
 struct dyn_test {
-	char *host; /* owned: host path of the program */
+	char *host;  /* owned: host path of the program */
 	char *image; /* owned: normalised image path */
 };
 
@@ -20,7 +20,7 @@ struct inputs {
 	struct plan *plan;
 	const struct builder_target *target;
 	unsigned default_timeout;
-	bool shebang; /* some test is a #! script */
+	bool shebang;	      /* some test is a #! script */
 	struct dyn_test *dyn; /* owned array */
 	size_t ndyn, dyn_alloc;
 	struct strlist modules; /* from manifest `module` lines */

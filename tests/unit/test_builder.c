@@ -31,7 +31,8 @@ static char *sh(const char *cmd, int *status)
 	FILE *fp;
 	int st;
 
-	if (asprintf(&full, "cd '%s' && export TZ=UTC LC_ALL=C && {\n%s\n}", test_tmpdir(), cmd) < 0)
+	if (asprintf(&full, "cd '%s' && export TZ=UTC LC_ALL=C && {\n%s\n}", test_tmpdir(), cmd) <
+	    0)
 		exit(1);
 	fp = popen(full, "r");
 	free(full);
@@ -99,7 +100,9 @@ static char *subst(const char *want)
 
 	strbuf_init(&sb);
 	for (const char *s = want; *s;) {
-		const char *tok = !strncmp(s, "SSIZE", 5) ? "static" : !strncmp(s, "BBSIZE", 6) ? "/bin/busybox" : NULL;
+		const char *tok = !strncmp(s, "SSIZE", 5)    ? "static"
+				  : !strncmp(s, "BBSIZE", 6) ? "/bin/busybox"
+							     : NULL;
 
 		if (!tok) {
 			strbuf_addch(&sb, *s++);
@@ -113,11 +116,11 @@ static char *subst(const char *want)
 	return strbuf_detach(&sb);
 }
 
-#define check_str_subst(got, want) \
-	do { \
-		char *w_ = subst(want); \
-		check_str(got, w_); \
-		free(w_); \
+#define check_str_subst(got, want)                                                                 \
+	do {                                                                                       \
+		char *w_ = subst(want);                                                            \
+		check_str(got, w_);                                                                \
+		free(w_);                                                                          \
 	} while (0)
 
 static bool exists(const char *p)
@@ -146,7 +149,7 @@ static int do_build(void *arg)
 static char *build(struct builder_opts *o, const char *const *inputs, size_t n, const char *out,
 		   struct plan *plan, int *ret)
 {
-	struct build_call c = { o, inputs, n, out, plan };
+	struct build_call c = {o, inputs, n, out, plan};
 
 	return test_capture_stderr(do_build, &c, ret);
 }
@@ -196,7 +199,7 @@ static void test_tree(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("tree") };
+	const char *in[] = {tmp("tree")};
 	char *err, *pt;
 	int ret;
 
@@ -205,17 +208,16 @@ static void test_tree(void)
 	err = build(&o, in, 1, tmp("tree.cpio"), &p, &ret);
 	check_int(ret, ==, 0);
 	check_str(err, "");
-	check_listing(tmp("tree.cpio"),
-		      L("-rwxr-xr-x", 1, 7, "init")
-		      L("drwxr-xr-x", 2, 0, "tapboot")
-		      L("-rw-r--r--", 1, 133, "tapboot/plan")
-		      L("drwxr-xr-x", 2, 0, "tests")
-		      L("-rwxr-xr-x", 1, 17, "tests/a.sh")
-		      L("drwxr-xr-x", 2, 0, "tests/data")
-		      L("-rw-r-----", 1, 6, "tests/data/x.txt")
-		      L("drwxr-x---", 2, 0, "tests/sub")
-		      L("-rwx------", 1, 17, "tests/sub/b.sh")
-		      "lrwxrwxrwx 1 root root 13 Jan 1 1970 tests/sub/link -> ../data/x.txt\n");
+	check_listing(
+		tmp("tree.cpio"),
+		L("-rwxr-xr-x", 1, 7, "init") L("drwxr-xr-x", 2, 0, "tapboot") L(
+			"-rw-r--r--", 1, 133, "tapboot/plan") L("drwxr-xr-x", 2, 0, "tests")
+			L("-rwxr-xr-x", 1, 17, "tests/a.sh") L("drwxr-xr-x", 2, 0, "tests/data")
+				L("-rw-r-----", 1, 6, "tests/data/x.txt") L("drwxr-x---", 2, 0,
+									    "tests/sub")
+					L("-rwx------", 1, 17,
+					  "tests/sub/b.sh") "lrwxrwxrwx 1 root root 13 Jan 1 1970 "
+							    "tests/sub/link -> ../data/x.txt\n");
 	pt = plan_text(&p);
 	check_str(pt, "tapboot-plan 1\n"
 		      "test a.sh\npath /tests/a.sh\ncwd /tests\ntimeout 45\nend\n"
@@ -237,7 +239,7 @@ static void test_lone_exec_and_timeout(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("static") };
+	const char *in[] = {tmp("static")};
 	char *err, *list;
 	int ret;
 
@@ -265,7 +267,7 @@ static void test_gen_init_cpio_list(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("list.txt") };
+	const char *in[] = {tmp("list.txt")};
 	char *err, *out, *l;
 	int ret;
 
@@ -294,30 +296,31 @@ static void test_gen_init_cpio_list(void)
 	plan_init(&p);
 	err = build(&o, in, 1, tmp("list.cpio"), &p, &ret);
 	check_int(ret, ==, 0);
-	if (asprintf(&l, "tapboot: warning: %s:12: the list's /init is replaced by tapboot's init\n",
+	if (asprintf(&l,
+		     "tapboot: warning: %s:12: the list's /init is replaced by tapboot's init\n",
 		     tmp("list.txt")) < 0)
 		exit(1);
 	check_str(err, l);
 	free(l);
 	out = squeeze(sh("cpio -itvn --quiet < list.cpio", NULL));
 	check_str_subst(out, "drwxr-xr-x 2 0 0 0 Jan 1 1970 bin\n"
-		       "lrwxrwxrwx 1 0 0 7 Jan 1 1970 bin/sh -> busybox\n"
-		       "drwxr-xr-x 2 0 0 0 Jan 1 1970 data\n"
-		       "-rw-r--r-- 3 4242 4343 0 Jan 1 1970 data/blob\n"
-		       "-rw-r--r-- 3 4242 4343 0 Jan 1 1970 data/hard1\n"
-		       "-rw-r--r-- 3 4242 4343 10 Jan 1 1970 data/hard2\n"
-		       "drwxr-xr-x 2 0 0 0 Jan 1 1970 dev\n"
-		       "crw------- 1 0 0 5, 1 Jan 1 1970 dev/console\n"
-		       "brw-rw---- 1 0 6 8, 0 Jan 1 1970 dev/sda\n"
-		       "-rwxr-xr-x 1 0 0 7 Jan 1 1970 init\n"
-		       "drwx------ 2 0 0 0 Jan 1 1970 root\n"
-		       "drwxr-xr-x 2 0 0 0 Jan 1 1970 run\n"
-		       "prw-r--r-- 1 0 0 0 Jan 1 1970 run/fifo\n"
-		       "srw------- 1 0 0 0 Jan 1 1970 run/sock\n"
-		       "drwxr-xr-x 2 0 0 0 Jan 1 1970 tapboot\n"
-		       "-rw-r--r-- 1 0 0 64 Jan 1 1970 tapboot/plan\n"
-		       "drwxr-xr-x 2 0 0 0 Jan 1 1970 tests\n"
-		       "-rwxr-xr-x 1 0 0 SSIZE Jan 1 1970 tests/t1\n");
+			     "lrwxrwxrwx 1 0 0 7 Jan 1 1970 bin/sh -> busybox\n"
+			     "drwxr-xr-x 2 0 0 0 Jan 1 1970 data\n"
+			     "-rw-r--r-- 3 4242 4343 0 Jan 1 1970 data/blob\n"
+			     "-rw-r--r-- 3 4242 4343 0 Jan 1 1970 data/hard1\n"
+			     "-rw-r--r-- 3 4242 4343 10 Jan 1 1970 data/hard2\n"
+			     "drwxr-xr-x 2 0 0 0 Jan 1 1970 dev\n"
+			     "crw------- 1 0 0 5, 1 Jan 1 1970 dev/console\n"
+			     "brw-rw---- 1 0 6 8, 0 Jan 1 1970 dev/sda\n"
+			     "-rwxr-xr-x 1 0 0 7 Jan 1 1970 init\n"
+			     "drwx------ 2 0 0 0 Jan 1 1970 root\n"
+			     "drwxr-xr-x 2 0 0 0 Jan 1 1970 run\n"
+			     "prw-r--r-- 1 0 0 0 Jan 1 1970 run/fifo\n"
+			     "srw------- 1 0 0 0 Jan 1 1970 run/sock\n"
+			     "drwxr-xr-x 2 0 0 0 Jan 1 1970 tapboot\n"
+			     "-rw-r--r-- 1 0 0 64 Jan 1 1970 tapboot/plan\n"
+			     "drwxr-xr-x 2 0 0 0 Jan 1 1970 tests\n"
+			     "-rwxr-xr-x 1 0 0 SSIZE Jan 1 1970 tests/t1\n");
 	free(out);
 	check_int(p.n, ==, 1);
 	check_str(p.tests[0].name, "t1");
@@ -338,7 +341,7 @@ static void check_list_error(const char *line, const char *want)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("bad.list") };
+	const char *in[] = {tmp("bad.list")};
 	char *err, *msg, *body;
 	int ret;
 
@@ -404,7 +407,7 @@ static void test_list_errors(void)
 	{
 		struct builder_opts o;
 		struct plan p;
-		const char *in[] = { tmp("dup.list") };
+		const char *in[] = {tmp("dup.list")};
 		char *err, *want;
 		int ret;
 
@@ -436,7 +439,7 @@ static void test_bad_inputs(void)
 	plan_init(&p);
 	/* a missing input */
 	{
-		const char *in[] = { tmp("missing") };
+		const char *in[] = {tmp("missing")};
 
 		err = build(&o, in, 1, tmp("bad.cpio"), &p, &ret);
 		check_int(ret, ==, -1);
@@ -450,7 +453,7 @@ static void test_bad_inputs(void)
 	}
 	/* two inputs giving the same name */
 	{
-		const char *in[] = { tmp("static"), tmp("dup/static") };
+		const char *in[] = {tmp("static"), tmp("dup/static")};
 
 		free(sh("mkdir -p dup && cp static dup/static", NULL));
 		err = build(&o, in, 2, tmp("bad.cpio"), &p, &ret);
@@ -465,7 +468,7 @@ static void test_bad_inputs(void)
 	}
 	/* a file that newc cannot hold (sparse: costs no disk) */
 	{
-		const char *in[] = { tmp("big") };
+		const char *in[] = {tmp("big")};
 
 		free(sh("mkdir -p big && truncate -s 4G big/huge.bin", &st));
 		err = build(&o, in, 1, tmp("bad.cpio"), &p, &ret);
@@ -483,7 +486,7 @@ static void test_bad_inputs(void)
 	}
 	/* a test for another architecture */
 	{
-		const char *in[] = { tmp("arm64-static") };
+		const char *in[] = {tmp("arm64-static")};
 
 		free(sh("aarch64-linux-gnu-gcc -static -o arm64-static -x c - "
 			"<<'EOF'\nint main(void){return 0;}\nEOF\n",
@@ -502,7 +505,7 @@ static void test_bad_inputs(void)
 	}
 	/* a 32-bit test for a 64-bit kernel of the same family is refused with both classes */
 	{
-		const char *in[] = { tmp("i386-static") };
+		const char *in[] = {tmp("i386-static")};
 
 		free(sh("i686-linux-gnu-gcc -static -o i386-static -x c - "
 			"<<'EOF'\nint main(void){return 0;}\nEOF\n",
@@ -519,7 +522,7 @@ static void test_bad_inputs(void)
 	}
 	/* an unwritable output directory leaves nothing and says why */
 	{
-		const char *in[] = { tmp("static") };
+		const char *in[] = {tmp("static")};
 
 		err = build(&o, in, 1, tmp("no/such/dir/out.cpio"), &p, &ret);
 		check_int(ret, ==, -1);
@@ -534,7 +537,7 @@ static void test_manifest(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("m/manifest") };
+	const char *in[] = {tmp("m/manifest")};
 	const char *text = "tapboot-manifest 1\n"
 			   "# comment\n"
 			   "tree payload /opt/payload\n"
@@ -567,14 +570,13 @@ static void test_manifest(void)
 		      "env FOO=bar\\tbaz\nflag disruptive\nconfig CONFIG_BPF\nend\n"
 		      "test two\npath /opt/payload/run.sh\ncwd /opt\ntimeout 45\nend\n");
 	list = squeeze(sh("cpio -itv --quiet < m.cpio | grep -v -e tapboot -e ' init$'", NULL));
-	check_str_subst(list, L("drwxr-xr-x", 2, 0, "etc")
-			L("-rw-------", 1, 4, "etc/my cfg")
-			L("drwxr-xr-x", 2, 0, "opt")
-			L("drwxr-xr-x", 2, 0, "opt/payload")
-			L("-rw-r--r--", 1, 4, "opt/payload/cfg")
-			L("-rwxr-xr-x", 1, 10, "opt/payload/run.sh")
-			L("drwxr-xr-x", 2, 0, "tests")
-			L("-rwxr-xr-x", 1, SSIZE, "tests/one"));
+	check_str_subst(list,
+			L("drwxr-xr-x", 2, 0, "etc") L("-rw-------", 1, 4, "etc/my cfg")
+				L("drwxr-xr-x", 2, 0, "opt") L("drwxr-xr-x", 2, 0, "opt/payload")
+					L("-rw-r--r--", 1, 4, "opt/payload/cfg")
+						L("-rwxr-xr-x", 1, 10, "opt/payload/run.sh") L(
+							"drwxr-xr-x", 2, 0, "tests")
+							L("-rwxr-xr-x", 1, SSIZE, "tests/one"));
 	free(list);
 	free(pt);
 	free(err);
@@ -586,7 +588,7 @@ static void check_manifest_error(const char *body, unsigned line, const char *wa
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("bad.manifest") };
+	const char *in[] = {tmp("bad.manifest")};
 	char *err, *msg, *full;
 	int ret;
 
@@ -619,15 +621,17 @@ static void test_manifest_errors(void)
 			     "timeout 'soon' is not a number of seconds");
 	check_manifest_error("test a static\n  flag fast\n", 3,
 			     "unknown flag 'fast' (known: disruptive)");
-	check_manifest_error("test a static\n  env NOEQUALS\n", 3, "env 'NOEQUALS' is not KEY=VALUE");
+	check_manifest_error("test a static\n  env NOEQUALS\n", 3,
+			     "env 'NOEQUALS' is not KEY=VALUE");
 	check_manifest_error("test a static\n  colour red\n", 3,
 			     "unknown test attribute 'colour' (expected timeout, cwd, arg, env, "
 			     "flag or config)");
 	check_manifest_error("file \"unterminated\n", 2, "unterminated double quote");
 	check_manifest_error("test a\n", 2, "expected 'test NAME PATH'");
-	check_manifest_error("test a /tests/nothing\n", 2,
-			     "test program '/tests/nothing' is not a file in the image (pack it with "
-			     "a tree or file line)");
+	check_manifest_error(
+		"test a /tests/nothing\n", 2,
+		"test program '/tests/nothing' is not a file in the image (pack it with "
+		"a tree or file line)");
 	check_manifest_error("test ../a static\n", 2,
 			     "'../a' has a '..' component (image paths must stay inside the root)");
 	check_manifest_error("test a static\ntest a static\n", 3,
@@ -638,7 +642,7 @@ static void test_dynamic_host(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("dyn") };
+	const char *in[] = {tmp("dyn")};
 	char *err, *list, *cmp;
 	int ret, st;
 
@@ -670,7 +674,7 @@ static void test_dynamic_host(void)
 	check_str(cmp, "ok\n");
 	free(cmp);
 	{
-		const char *in2[] = { tmp("own") };
+		const char *in2[] = {tmp("own")};
 
 		plan_init(&p);
 		err = build(&o, in2, 1, tmp("own.cpio"), &p, &ret);
@@ -686,7 +690,7 @@ static void test_dynamic_host(void)
 		plan_release(&p);
 	}
 	{
-		const char *in3[] = { tmp("own/t") };
+		const char *in3[] = {tmp("own/t")};
 
 		plan_init(&p);
 		err = build(&o, in3, 1, tmp("own1.cpio"), &p, &ret);
@@ -706,7 +710,7 @@ static void test_dynamic_arm64(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("arm64-dyn") };
+	const char *in[] = {tmp("arm64-dyn")};
 	char *err, *list, *cmp;
 	int ret, st;
 
@@ -746,10 +750,11 @@ static void test_dynamic_arm64(void)
 	{
 		char *want;
 
-		if (asprintf(&want,
-			     "tapboot: %s: '%s' needs the interpreter '/lib/ld-linux-aarch64.so.1', "
-			     "which is not in the sysroot '%s'\n",
-			     tmp("arm64-dyn"), tmp("arm64-dyn"), tmp("emptyroot")) < 0)
+		if (asprintf(
+			    &want,
+			    "tapboot: %s: '%s' needs the interpreter '/lib/ld-linux-aarch64.so.1', "
+			    "which is not in the sysroot '%s'\n",
+			    tmp("arm64-dyn"), tmp("arm64-dyn"), tmp("emptyroot")) < 0)
 			exit(1);
 		check_str(err, want);
 		free(want);
@@ -764,7 +769,7 @@ static void test_busybox(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("tree") };
+	const char *in[] = {tmp("tree")};
 	char *err, *out;
 	int ret;
 
@@ -778,10 +783,11 @@ static void test_busybox(void)
 	out = squeeze(sh("cpio -itv --quiet < bb.cpio | grep -E ' (bin/sh|bin/busybox|usr/bin/awk|"
 			 "sbin/modprobe)( |$)'",
 			 NULL));
-	check_str_subst(out, "-rwxr-xr-x 1 root root BBSIZE Jan 1 1970 bin/busybox\n"
-		       "lrwxrwxrwx 1 root root 7 Jan 1 1970 bin/sh -> busybox\n"
-		       "lrwxrwxrwx 1 root root 14 Jan 1 1970 sbin/modprobe -> ../bin/busybox\n"
-		       "lrwxrwxrwx 1 root root 17 Jan 1 1970 usr/bin/awk -> ../../bin/busybox\n");
+	check_str_subst(out,
+			"-rwxr-xr-x 1 root root BBSIZE Jan 1 1970 bin/busybox\n"
+			"lrwxrwxrwx 1 root root 7 Jan 1 1970 bin/sh -> busybox\n"
+			"lrwxrwxrwx 1 root root 14 Jan 1 1970 sbin/modprobe -> ../bin/busybox\n"
+			"lrwxrwxrwx 1 root root 17 Jan 1 1970 usr/bin/awk -> ../../bin/busybox\n");
 	free(out);
 	free(err);
 	plan_release(&p);
@@ -797,7 +803,7 @@ static void test_busybox(void)
 	plan_release(&p);
 	/* auto with a shell from the inputs: no busybox */
 	{
-		const char *in2[] = { tmp("tree"), tmp("sh.list") };
+		const char *in2[] = {tmp("tree"), tmp("sh.list")};
 
 		test_write_file("sh.list", "slink /bin/sh /bin/dash 0777 0 0\n", 33, 0644);
 		o.busybox = 0;
@@ -835,7 +841,7 @@ static void test_modules(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("static") };
+	const char *in[] = {tmp("static")};
 	const char *dep = "kernel/drivers/a-mod.ko: kernel/lib/b.ko kernel/lib/c.ko\n"
 			  "kernel/lib/b.ko: kernel/lib/c.ko\n"
 			  "kernel/lib/c.ko:\n"
@@ -906,7 +912,7 @@ static void check_compress(enum builder_compress c, const char *verify, const ch
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("tree"), tmp("dyn") };
+	const char *in[] = {tmp("tree"), tmp("dyn")};
 	char *err, *a, *b, *out, *cmd;
 	size_t la, lb;
 	int ret, st;
@@ -973,7 +979,7 @@ static void test_source_date_epoch(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("static") };
+	const char *in[] = {tmp("static")};
 	char *err, *out;
 	int ret;
 
@@ -1004,7 +1010,7 @@ static void test_config_warning(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("static") };
+	const char *in[] = {tmp("static")};
 	char *err, *want;
 	int ret;
 
@@ -1052,7 +1058,8 @@ static char *list_segments(const char *img)
 		     "        if name == b'TRAILER!!!': break\n"
 		     "    parts.append(d[start:i])\n"
 		     "for p in parts:\n"
-		     "    r = subprocess.run(['cpio', '-it', '--quiet'], input=p, capture_output=True)\n"
+		     "    r = subprocess.run(['cpio', '-it', '--quiet'], input=p, "
+		     "capture_output=True)\n"
 		     "    print('--', r.stdout.decode().replace('\\n', ' ').strip())\n"
 		     "EOF",
 		     img) < 0)
@@ -1066,7 +1073,7 @@ static void test_segment_cache(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("tree"), tmp("static") };
+	const char *in[] = {tmp("tree"), tmp("static")};
 	char *err, *out, *a, *b;
 	size_t la, lb;
 	int ret;
@@ -1096,8 +1103,7 @@ static void test_segment_cache(void)
 	plan_init(&p);
 	err = build(&o, in, 2, tmp("s2.img"), &p, &ret);
 	check_int(ret, ==, 0);
-	if (asprintf(&out,
-		     "tapboot: built '%s': 14 entries, 3 tests, 6 segments (6 cached)\n",
+	if (asprintf(&out, "tapboot: built '%s': 14 entries, 3 tests, 6 segments (6 cached)\n",
 		     tmp("s2.img")) < 0)
 		exit(1);
 	check_str(err, out);
@@ -1113,8 +1119,7 @@ static void test_segment_cache(void)
 	plan_init(&p);
 	err = build(&o, in, 2, tmp("s3.img"), &p, &ret);
 	check_int(ret, ==, 0);
-	if (asprintf(&out,
-		     "tapboot: built '%s': 14 entries, 3 tests, 6 segments (5 cached)\n",
+	if (asprintf(&out, "tapboot: built '%s': 14 entries, 3 tests, 6 segments (5 cached)\n",
 		     tmp("s3.img")) < 0)
 		exit(1);
 	check_str(err, out);
@@ -1152,7 +1157,7 @@ static void test_kselftest_tree(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("ks") };
+	const char *in[] = {tmp("ks")};
 	char *err, *pt, *want;
 	int ret;
 
@@ -1170,10 +1175,11 @@ static void test_kselftest_tree(void)
 	check_str(err, "");
 	/* only the listed tests, in the list's order, with the collection's timeout */
 	pt = plan_text(&p);
-	check_str(pt, "tapboot-plan 1\n"
-		      "test size/get_size\npath /tests/size/get_size\ncwd /tests/size\ntimeout 45\n"
-		      "end\n"
-		      "test rtc/rtctest\npath /tests/rtc/rtctest\ncwd /tests/rtc\ntimeout 210\nend\n");
+	check_str(pt,
+		  "tapboot-plan 1\n"
+		  "test size/get_size\npath /tests/size/get_size\ncwd /tests/size\ntimeout 45\n"
+		  "end\n"
+		  "test rtc/rtctest\npath /tests/rtc/rtctest\ncwd /tests/rtc\ntimeout 210\nend\n");
 	free(pt);
 	free(err);
 	plan_release(&p);
@@ -1199,7 +1205,7 @@ static void test_busybox_arm64(void)
 {
 	struct builder_opts o;
 	struct plan p;
-	const char *in[] = { tmp("tree/a.sh") };
+	const char *in[] = {tmp("tree/a.sh")};
 	char *err, *out;
 	int ret;
 
@@ -1215,11 +1221,12 @@ static void test_busybox_arm64(void)
 	check_int(ret, ==, 0);
 	if (ret)
 		printf("# needs network access to Debian's archive once: %s", err);
-	out = sh("mkdir bb64 && cd bb64 && cpio -id --quiet < ../bb64.cpio && "
-		 "od -An -tx1 -j18 -N2 bin/busybox && readlink bin/sh usr/bin/awk && "
-		 "cmp bin/busybox ${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/busybox/arm64/bin/busybox "
-		 "&& echo same",
-		 NULL);
+	out = sh(
+		"mkdir bb64 && cd bb64 && cpio -id --quiet < ../bb64.cpio && "
+		"od -An -tx1 -j18 -N2 bin/busybox && readlink bin/sh usr/bin/awk && "
+		"cmp bin/busybox ${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/busybox/arm64/bin/busybox "
+		"&& echo same",
+		NULL);
 	/* e_machine 183 = EM_AARCH64 */
 	check_str(out, " b7 00\nbusybox\n../../bin/busybox\nsame\n");
 	free(out);
