@@ -131,6 +131,16 @@ static void path_add(struct strbuf *sb, const char *s, bool split)
 		sb->buf[--sb->len] = '\0';
 }
 
+/* An id part: the kernel release keeps its dots ("6.1.0-57-amd64"). */
+static void id_add(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		strbuf_addch(sb, isalnum(c) || c == '-' || c == '_' || c == '+' || c == '.' ? c : '_');
+	}
+}
+
 static const char *kcidb_status(enum verdict v)
 {
 	switch (v) {
@@ -215,10 +225,10 @@ int report_kcidb_fprint(FILE *fp, const struct report_run *r)
 	strbuf_init(&root);
 	/* KCIDB ids are "origin:anything" */
 	strbuf_addstr(&build, "tapboot:");
-	path_add(&build, release ? release : (r->kernel ? r->kernel : "unknown"), false);
+	id_add(&build, release ? release : (r->kernel ? r->kernel : "unknown"));
 	if (r->arch) {
 		strbuf_addch(&build, '-');
-		path_add(&build, r->arch, false);
+		id_add(&build, r->arch);
 	}
 	path_add(&root, r->suite ? r->suite : "tapboot", false);
 	k.build_id = build.buf;

@@ -35,11 +35,13 @@
 
 #define LINE_CAP (64 * 1024)
 #define MAX_DEPTH 32
+/* A level's prefix (indentation and "# "s); deeper-indented blocks stay plain text. */
+#define PREFIX_CAP 256
 /* A garbage plan ("1..4000000000") must not make us allocate millions of records. */
 #define MISSING_CAP 10000
 
 struct level {
-	char *prefix; /* owned: the bytes every line of this level starts with */
+	char prefix[PREFIX_CAP]; /* the bytes every line of this level starts with */
 	size_t plen;
 	struct tap_test *tests; /* owned results of this level, not yet handed to a parent */
 	size_t n, alloc;
@@ -229,8 +231,12 @@ static enum verdict worst(const struct tap_test *v, size_t n)
 
 static void level_set(struct level *l, const char *prefix, size_t plen)
 {
-	memset(l, 0, sizeof(*l));
-	l->prefix = xstrndup(prefix, plen);
+	l->tests = NULL;
+	l->n = l->alloc = l->doc_start = 0;
+	l->plan_skip = l->subtest_name = l->next_name = NULL;
+	l->last_num = 0;
+	l->doc_used = false;
+	memcpy(l->prefix, prefix, plen);
 	l->plen = plen;
 	l->plan = -1;
 }
@@ -240,11 +246,12 @@ static void level_release(struct level *l)
 	for (size_t i = 0; i < l->n; i++)
 		test_release(&l->tests[i]);
 	free(l->tests);
-	free(l->prefix);
 	free(l->plan_skip);
 	free(l->subtest_name);
 	free(l->next_name);
-	memset(l, 0, sizeof(*l));
+	l->tests = NULL;
+	l->n = l->alloc = 0;
+	l->plan_skip = l->subtest_name = l->next_name = NULL;
 }
 
 static int cmp_uint(const void *a, const void *b)
@@ -530,15 +537,23 @@ static void yaml_line(struct tap_parser *p, const char *s, size_t n)
 	if (!t)
 		return;
 	if (starts(k, kn, "duration_s:")) {
-		v = yaml_scalar(k + 11, kn - 11);
-		if (v)
-			t->duration_s = strtod(v, NULL);
-		free(v);
+		char num[64];
+		size_t l = kn - 11 < sizeof(num) - 1 ? kn - 11 : sizeof(num) - 1;
+		char *end;
+		double d;
+
+		memcpy(num, k + 11, l);
+		num[l] = '\0';
+		d = strtod(num, &end);
+		if (end != num && d >= 0)
+			t->duration_s = d;
 	} else if (starts(k, kn, "exit:")) {
-		v = yaml_scalar(k + 5, kn - 5);
-		if (v)
-			t->exit_code = atoi(v);
-		free(v);
+		char num[32];
+		size_t l = kn - 5 < sizeof(num) - 1 ? kn - 5 : sizeof(num) - 1;
+
+		memcpy(num, k + 5, l);
+		num[l] = '\0';
+		t->exit_code = atoi(num);
 	} else if (starts(k, kn, "signal:")) {
 		free(p->yaml_signal);
 		p->yaml_signal = yaml_scalar(k + 7, kn - 7);
@@ -584,9 +599,11 @@ static void result_done(struct tap_parser *p)
 	p->yaml_reason = false;
 	if (t && p->yaml_level == 0) {
 		if (p->cur_log.len) {
+			/* an exact copy: the buffer is reused, so no realloc chain per test */
 			t->log_len = p->cur_log.len;
-			t->log = strbuf_detach(&p->cur_log);
-			strbuf_init(&p->cur_log);
+			t->log = xmalloc(t->log_len + 1);
+			memcpy(t->log, p->cur_log.buf, t->log_len + 1);
+			strbuf_reset(&p->cur_log);
 		}
 		t->log_truncated = p->cur_log_trunc;
 		p->cur_log_trunc = false;
@@ -865,7 +882,7 @@ static bool open_level(struct tap_parser *p, size_t li, const char *prefix, size
 {
 	char *pending_name = NULL;
 
-	if (li + 1 >= MAX_DEPTH)
+	if (li + 1 >= MAX_DEPTH || plen > PREFIX_CAP)
 		return false;
 	result_done(p);
 	if (p->depth > li + 1) {
@@ -957,9 +974,10 @@ static void tap_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 		if (li == 0 && p->depth == 1 && !p->lv[0].doc_used && p->lv[0].n == 0 &&
 		    !p->sum.saw_version && k == K_VERSION) {
 			/* the whole document is indented: level 0 takes that prefix */
-			free(p->lv[0].prefix);
-			p->lv[0].prefix = xstrndup(s, c + ws);
-			p->lv[0].plen = c + ws;
+			size_t pl = c + ws > PREFIX_CAP ? PREFIX_CAP : c + ws;
+
+			memcpy(p->lv[0].prefix, s, pl);
+			p->lv[0].plen = pl;
 		} else if (!open_level(p, li, s, c + ws)) {
 			return;
 		} else {
@@ -1064,6 +1082,8 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 		if (!yaml_ok && (!kernel || classify(s + ind, n - ind) != K_TEXT))
 			result_done(p);
 	}
+	if (!kernel && n > 11 && s[0] == '#' && starts(s, n, TAPBOOT_MARK_RUN))
+		handle_marker(p, s, n); /* before logging: the run line belongs to its test */
 	if (p->await && p->yaml_level == 0) {
 		struct tap_test *t = yaml_target(p);
 
@@ -1085,7 +1105,8 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 		}
 	}
 	if (!kernel && n > 11 && s[0] == '#' && starts(s, n, TAPBOOT_MARK)) {
-		handle_marker(p, s, n);
+		if (!starts(s, n, TAPBOOT_MARK_RUN))
+			handle_marker(p, s, n);
 		return;
 	}
 	tap_line(p, s, n, kernel);
