@@ -238,7 +238,8 @@ int cmd_compare(int argc, char **argv)
 		ch[nch++] = x;
 		count[x.cat]++;
 	}
-	qsort(ch, nch, sizeof(*ch), by_cat);
+	if (nch)
+		qsort(ch, nch, sizeof(*ch), by_cat);
 	for (size_t k = 0; k < nch; k++)
 		print_one(&ch[k]);
 	printf("%u regressions, %u fixed, %u skip changes, %u other changes, %u new, %u vanished\n",

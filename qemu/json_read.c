@@ -246,6 +246,9 @@ static int container(struct reader *r, struct json *j, bool obj)
 		ws(r);
 		if (r->i < r->n && r->s[r->i] == ',') {
 			r->i++;
+			ws(r);
+			if (r->i < r->n && r->s[r->i] == close)
+				return fail(r, "trailing comma");
 			continue;
 		}
 		if (r->i < r->n && r->s[r->i] == close) {
