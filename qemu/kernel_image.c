@@ -266,7 +266,11 @@ int kernel_image_extract_vmlinux(const char *bzimage, const char *cache_dir, cha
 			error_errno("cannot create a file in '%s'", dir);
 		goto out;
 	}
-	if (decompress_payload(data + base + payload_off, payload_len, ofd) < 0) {
+	/* The build appends the decompressed size as a little-endian u32 to every compressed
+	 * payload (scripts/Makefile.lib, size_append); xz refuses it as trailing garbage. */
+	if (payload_len <= 4 ||
+	    decompress_payload(data + base + payload_off, payload_len - 4, ofd) < 0 ||
+	    lseek(ofd, 0, SEEK_END) != (off_t)le32(data + base + payload_off + payload_len - 4)) {
 		if (verbose)
 			error("cannot decompress the payload of '%s'", bzimage);
 		goto out;

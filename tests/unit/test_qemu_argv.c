@@ -37,14 +37,14 @@ static void test_x86_64(void)
 {
 	char *s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
 
-	check_str(s, "qemu-system-x86_64 -M microvm,acpi=on -accel tcg,thread=multi -cpu qemu64 "
+	check_str(s, "qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu qemu64 "
 		     "-m 512 -smp 2 -no-reboot -display none -monitor none -serial stdio -kernel K "
 		     "-initrd I -append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
 	free(s);
 	/* a bzImage without PVH needs the PC machine's real-mode boot */
 	s = argv_for("x86_64", QEMU_ACCEL_KVM, true, NULL);
-	check(strstr(s, "-M pc -accel kvm -cpu host ") != NULL);
+	check(strstr(s, "-M q35 -accel kvm -cpu host ") != NULL);
 	free(s);
 }
 
@@ -76,7 +76,7 @@ static void test_quoting(void)
 
 int main(void)
 {
-	TEST(test_x86_64, "x86_64: microvm + PVH under TCG, pc for bzImage under KVM");
+	TEST(test_x86_64, "x86_64: q35 under TCG and KVM");
 	TEST(test_arm64, "arm64: virt, CPU override");
 	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
 	return test_done();
