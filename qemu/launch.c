@@ -94,6 +94,7 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 	fcntl(p->stderr_fd, F_SETFL, O_NONBLOCK);
 	return 0;
 out_close:
+	strbuf_release(&p->err);
 	for (int i = 0; i < 2; i++) {
 		if (out[i] >= 0)
 			close(out[i]);

@@ -33,7 +33,11 @@ void test_end(void)
 	h.count++;
 	if (h.cur_failed)
 		h.failed++;
-	printf("%s %d - %s\n", h.cur_failed ? "not ok" : "ok", h.count, h.name);
+	printf("%s %d - ", h.cur_failed ? "not ok" : "ok", h.count);
+	/* a '#' in a description would start a directive (TAP 14 escaping) */
+	for (const char *c = h.name; *c; c++)
+		printf("%s%c", *c == '#' || *c == '\\' ? "\\" : "", *c);
+	putchar('\n');
 	fflush(stdout);
 	h.in_test = false;
 }

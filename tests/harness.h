@@ -7,9 +7,13 @@
 #include <stddef.h>
 
 #define check(cond) check_impl(__FILE__, __LINE__, (cond), #cond)
+/* Each operand is evaluated once (a GNU statement expression), so a call is never repeated. */
 #define check_int(a, op, b) \
-	check_int_impl(__FILE__, __LINE__, (long long)(a) op (long long)(b), #a " " #op " " #b, \
-		       (long long)(a), (long long)(b))
+	({ \
+		long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+		check_int_impl(__FILE__, __LINE__, check_a_ op check_b_, #a " " #op " " #b, \
+			       check_a_, check_b_); \
+	})
 #define check_str(a, b) check_str_impl(__FILE__, __LINE__, (a), (b), #a, #b)
 #define check_mem(a, b, n) check_mem_impl(__FILE__, __LINE__, (a), (b), (n), #a, #b)
 

@@ -19,7 +19,7 @@ for t in "$@"; do
 	fi
 	secs=$(($(date +%s) - start))
 	p=$(grep -cE '^ok [0-9]+' "$log" | head -1)
-	s=$(grep -cE '^ok [0-9]+.*# (SKIP|skip)' "$log" | head -1)
+	s=$(grep -cE '^ok [0-9]+([^\\#]|\\.)*# (SKIP|skip)' "$log" | head -1)
 	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
 	plan=$(grep -E '^1\.\.[0-9]+' "$log" | tail -1 | sed 's/^1\.\.//; s/ .*//')
 	p=$((p - s))

@@ -1,4 +1,5 @@
 /* test_arch_config.c: configs/<arch>.conf loading, and every shipped config is valid. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
 /* test_qemu_argv.c: the exact QEMU command lines for the shipped configs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
