@@ -29,6 +29,11 @@ for arch in x86_64 arm64; do
 	like "$(head -1 "$d/results.tap")" "^TAP version 13" "$arch: results.tap is TAP 13"
 	ok "$(test -s "$d/console.log" && test -s "$d/junit.xml" && test -x "$d/reproduce.sh"; echo $?)" "$arch: console.log, junit.xml, reproduce.sh written"
 	ok "$(test -f "$d/tests/fail.log"; echo $?)" "$arch: per-test log"
+	"$TAPBOOT" parse --format json "$d/console.log" >"$WORK/parsed-$arch.json"
+	is "$?" 1 "$arch: tapboot parse of console.log exits like the run"
+	is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/parsed-$arch.json")" \
+		"$(jq -c '[.tests[] | [.name, .result]]' "$d/results.json")" \
+		"$arch: tapboot parse of console.log gives the run's verdicts"
 done
 
 # A kernel panic during a test: exit 3, finished tests kept, the running one crash, the rest
