@@ -1,5 +1,6 @@
 /* cmd_run.c: tapboot run: build the image, boot it, read the console, write the results. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
@@ -41,12 +42,14 @@ struct run_opts {
 	enum builder_compress compress;
 	unsigned memory_mb, smp;
 	unsigned idle_s, boot_s;
+	unsigned jobs; /* -j: VMs at once */
 	struct strlist filters, load_modules;
 	char **tests;
 	size_t ntests;
 };
 
 /* Everything one run owns; released in run_release(). */
+struct vm;
 struct run {
 	struct run_opts o;
 	struct arch_config cfg;
@@ -59,15 +62,13 @@ struct run {
 	char *initrd;
 	char nonce[33];
 	struct plan plan;
-	struct tap_parser *parser;
-	FILE *console; /* console.log */
-	FILE *test_log; /* tests/<name>.log of the running test */
-	unsigned test_log_num;
-	bool begun, tty;
+	struct vm *vms; /* nvms: the shards and the disruptive tests' own VMs */
+	size_t nvms;
+	bool tty, interrupted;
+	int signo;
 	double start;
 	char *accel_note;
 	enum qemu_accel accel;
-	struct strlist argv;
 };
 
 static const char run_usage[] =
@@ -93,6 +94,8 @@ static const char run_usage[] =
 	"  --modules DIR        pack a lib/modules/VERSION tree; --module NAME loads one\n"
 	"  --idle-timeout S     stop when the console is silent this long (default: longest\n"
 	"                       test timeout + 60)\n"
+	"  -j, --jobs N|auto    shard the tests over N VMs at once (default 1; auto: one per\n"
+	"                       CPU); with --disruptive each disruptive test gets its own VM\n"
 	"  -q, --quiet          no live progress on stderr\n"
 	"\n"
 	"Exit status: 0 all tests passed or skipped, 1 a test failed or timed out, 2 bad usage or\n"
@@ -105,7 +108,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	enum {
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT,
-		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP,
+		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -132,6 +135,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -142,7 +146,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	o->compress = BUILDER_COMPRESS_NONE;
 	o->boot_s = 120;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qhj:", longopts, NULL)) != -1) {
 		unsigned v;
 
 		switch (c) {
@@ -240,6 +244,17 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'j':
+			if (!strcmp(optarg, "auto")) {
+				long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+				o->jobs = n > 0 ? (unsigned)n : 1;
+			} else if (cli_parse_seconds(optarg, &v) < 0 || v < 1 || v > 64) {
+				return error("-j wants 1 to 64 or auto, got '%s'", optarg);
+			} else {
+				o->jobs = v;
+			}
 			break;
 		case OPT_HELP:
 		case 'h':
@@ -463,6 +478,28 @@ static void make_nonce(char out[33])
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/* One QEMU process: a shard of the plan, or one disruptive test on its own. */
+struct vm {
+	struct run *r;
+	unsigned index; /* 1-based, for file names and messages */
+	char *select_args; /* tapboot.shard= / tapboot.only= / tapboot.disruptive= for this VM */
+	size_t *tests; /* plan indices this VM runs, in order */
+	size_t ntests;
+	struct tap_parser *parser;
+	FILE *console;
+	char *console_path;
+	FILE *test_log;
+	unsigned test_log_num;
+	bool begun;
+	struct strlist argv;
+	struct qemu_proc proc;
+	bool spawned;
+	enum watch_result res;
+	char *qemu_err;
+	int qemu_status;
+	char *error; /* why this VM's run did not complete */
+};
+
 /* A test name as a file under tests/: its slashes become directories; nothing escapes. */
 static FILE *open_test_log(struct run *r, const char *name)
 {
@@ -491,22 +528,22 @@ static FILE *open_test_log(struct run *r, const char *name)
 
 static void on_begin(void *ctx, const char *nonce, unsigned ntests)
 {
-	struct run *r = ctx;
+	struct vm *vm = ctx;
 
 	(void)ntests;
-	if (nonce && !strcmp(nonce, r->nonce))
-		r->begun = true;
+	if (nonce && !strcmp(nonce, vm->r->nonce))
+		vm->begun = true;
 }
 
 static void on_run(void *ctx, unsigned num, const char *name)
 {
-	struct run *r = ctx;
+	struct vm *vm = ctx;
 
-	if (r->test_log)
-		fclose(r->test_log);
-	r->test_log = open_test_log(r, name);
-	r->test_log_num = num;
-	if (r->tty && !r->o.quiet) {
+	if (vm->test_log)
+		fclose(vm->test_log);
+	vm->test_log = open_test_log(vm->r, name);
+	vm->test_log_num = num;
+	if (vm->r->tty && !vm->r->o.quiet) {
 		fprintf(stderr, "\r\033[K  running  %s", name);
 		fflush(stderr);
 	}
@@ -514,56 +551,46 @@ static void on_run(void *ctx, unsigned num, const char *name)
 
 static void on_line(void *ctx, unsigned test_num, bool kernel_line, const char *line, size_t len)
 {
-	struct run *r = ctx;
+	struct vm *vm = ctx;
 
 	(void)kernel_line;
-	if (r->test_log && test_num && test_num == r->test_log_num) {
-		fwrite(line, 1, len, r->test_log);
-		fputc('\n', r->test_log);
+	if (vm->test_log && test_num && test_num == vm->test_log_num) {
+		fwrite(line, 1, len, vm->test_log);
+		fputc('\n', vm->test_log);
 	}
 }
 
 static void on_result(void *ctx, const struct tap_test *t)
 {
-	struct run *r = ctx;
+	struct vm *vm = ctx;
 
-	if (r->test_log) {
-		fclose(r->test_log);
-		r->test_log = NULL;
+	if (vm->test_log) {
+		fclose(vm->test_log);
+		vm->test_log = NULL;
 	}
-	if (r->o.quiet)
+	if (vm->r->o.quiet)
 		return;
-	fprintf(stderr, "%s  %-7s %7.2fs  %s%s%s\n", r->tty ? "\r\033[K" : "",
+	fprintf(stderr, "%s  %-7s %7.2fs  %s%s%s\n", vm->r->tty ? "\r\033[K" : "",
 		verdict_name(t->verdict), t->duration_s < 0 ? 0.0 : t->duration_s, t->name,
 		t->reason && *t->reason ? "  # " : "", t->reason ? t->reason : "");
 }
 
-struct console_ctx {
-	struct run *r;
-	bool crashed, ended;
-};
-
 static void on_crash(void *ctx, const char *line)
 {
-	struct run *r = ctx;
+	struct vm *vm = ctx;
 
-	if (!r->o.quiet)
-		fprintf(stderr, "%skernel: %s\n", r->tty ? "\r\033[K" : "", line);
-}
-
-static void on_end(void *ctx)
-{
-	(void)ctx;
+	if (!vm->r->o.quiet)
+		fprintf(stderr, "%skernel: %s\n", vm->r->tty ? "\r\033[K" : "", line);
 }
 
 static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 {
-	struct run *r = ctx;
+	struct vm *vm = ctx;
 	const struct tap_summary *s;
 
-	fwrite(buf, 1, len, r->console);
-	tap_parser_feed(r->parser, buf, len);
-	s = tap_parser_summary(r->parser);
+	fwrite(buf, 1, len, vm->console);
+	tap_parser_feed(vm->parser, buf, len);
+	s = tap_parser_summary(vm->parser);
 	if (s->complete)
 		return WATCH_FINISH;
 	if (s->crashed)
@@ -571,17 +598,23 @@ static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 	return WATCH_CONTINUE;
 }
 
+static unsigned test_timeout(const struct run *r, size_t i)
+{
+	return r->o.timeout_given ? r->o.timeout_s : r->plan.tests[i].timeout_s;
+}
+
 /* The deadline: every test's timeout plus a boot allowance and a margin per test for the
  * init's bookkeeping; the idle limit: the longest test timeout plus a minute, since a test
  * may be silent for all of its time. A timeout of 0 (none) lifts both. */
-static void limits(const struct run *r, double *idle, double *deadline)
+static void limits(const struct vm *vm, double *idle, double *deadline)
 {
+	const struct run *r = vm->r;
 	unsigned max = 0;
 	double sum = 0;
 	bool unlimited = false;
 
-	for (size_t i = 0; i < r->plan.n; i++) {
-		unsigned t = r->o.timeout_given ? r->o.timeout_s : r->plan.tests[i].timeout_s;
+	for (size_t i = 0; i < vm->ntests; i++) {
+		unsigned t = test_timeout(r, vm->tests[i]);
 
 		if (t == 0)
 			unlimited = true;
@@ -593,8 +626,9 @@ static void limits(const struct run *r, double *idle, double *deadline)
 	*deadline = unlimited ? 0 : sum + r->o.boot_s;
 }
 
-static char *kernel_extra_args(struct run *r)
+static char *kernel_extra_args(const struct vm *vm)
 {
+	const struct run *r = vm->r;
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb, TAPBOOT_ARG_NONCE "%s", r->nonce);
@@ -602,8 +636,8 @@ static char *kernel_extra_args(struct run *r)
 		strbuf_addf(&sb, " " TAPBOOT_ARG_TIMEOUT "%u", r->o.timeout_s);
 	for (size_t i = 0; i < r->o.filters.n; i++)
 		strbuf_addf(&sb, " " TAPBOOT_ARG_FILTER "%s", r->o.filters.v[i]);
-	if (r->o.disruptive)
-		strbuf_addstr(&sb, " " TAPBOOT_ARG_DISRUPTIVE "1");
+	if (vm->select_args && *vm->select_args)
+		strbuf_addf(&sb, " %s", vm->select_args);
 	if (r->o.append)
 		strbuf_addf(&sb, " %s", r->o.append);
 	return strbuf_detach(&sb);
@@ -669,7 +703,7 @@ static void kvm_remember_broken(const struct run *r)
 }
 
 /* auto: KVM only when the guest matches the host, /dev/kvm opens, and it was not seen broken
- * here before; the boot itself is the final probe (see boot()). */
+ * here before; the boot itself is the final probe (see boot_all()). */
 static bool want_kvm(struct run *r)
 {
 	int fd;
@@ -705,86 +739,6 @@ static bool want_kvm(struct run *r)
 	return true;
 }
 
-static int open_console_log(struct run *r)
-{
-	char *path = xasprintf("%s/console.log", r->dir);
-
-	if (r->console)
-		fclose(r->console);
-	r->console = fopen(path, "w");
-	if (!r->console)
-		error_errno("cannot create '%s'", path);
-	free(path);
-	return r->console ? 0 : -1;
-}
-
-static void new_parser(struct run *r)
-{
-	struct tap_parser_events ev = {
-		.ctx = r,
-		.on_begin = on_begin,
-		.on_run = on_run,
-		.on_result = on_result,
-		.on_line = on_line,
-		.on_crash = on_crash,
-		.on_end = on_end,
-	};
-	const char **names = xcalloc(r->plan.n + 1, sizeof(*names));
-
-	if (r->parser)
-		tap_parser_free(r->parser);
-	r->parser = tap_parser_new(r->nonce, &ev);
-	for (size_t i = 0; i < r->plan.n; i++)
-		names[i] = r->plan.tests[i].name;
-	/* With --filter the init runs a subset: the host cannot name the missing ones. */
-	if (!r->o.filters.n)
-		tap_parser_expect(r->parser, names, r->plan.n);
-	free(names);
-}
-
-/* One QEMU process from start to end. Returns the watch result; *qemu_err gets QEMU's stderr. */
-static enum watch_result boot_once(struct run *r, int sigfd, bool probe_kvm, char **qemu_err,
-				   int *qemu_status, int *signo)
-{
-	struct qemu_boot b = {
-		.cfg = &r->cfg,
-		.kernel = r->boot_kernel,
-		.bzimage = r->bzimage,
-		.initrd = r->initrd,
-		.accel = r->accel,
-		.cpu = r->o.cpu,
-		.machine = r->o.machine,
-		.memory_mb = r->o.memory_mb,
-		.smp = r->o.smp,
-	};
-	char *extra = kernel_extra_args(r);
-	char *cmdline = qemu_kernel_cmdline(&r->cfg, extra);
-	struct qemu_proc p;
-	struct watch_opts w = { .signal_fd = sigfd, .on_console = console_data, .ctx = r };
-	enum watch_result res;
-
-	b.cmdline = cmdline;
-	strlist_release(&r->argv);
-	qemu_argv_build(&b, &r->argv);
-	free(extra);
-	free(cmdline);
-	limits(r, &w.idle_s, &w.deadline_s);
-	/* KVM boots to the init in about a second where it works; 15 s covers a loaded host. */
-	if (probe_kvm)
-		w.first_line_s = 15;
-	if (qemu_spawn(&p, &r->argv, qemu_package_hint(&r->cfg)) < 0) {
-		*qemu_err = NULL;
-		*qemu_status = -1;
-		return WATCH_EXITED;
-	}
-	res = qemu_watch(&p, &w);
-	*signo = w.signo;
-	*qemu_status = p.exited ? p.status : -1;
-	*qemu_err = xstrdup(p.err.buf ? p.err.buf : "");
-	qemu_proc_release(&p);
-	return res;
-}
-
 static const char *last_line(const char *s)
 {
 	static char buf[512];
@@ -799,11 +753,198 @@ static const char *last_line(const char *s)
 	return buf;
 }
 
+static void vm_reset(struct vm *vm)
+{
+	if (vm->parser)
+		tap_parser_free(vm->parser);
+	vm->parser = NULL;
+	if (vm->console)
+		fclose(vm->console);
+	vm->console = NULL;
+	if (vm->test_log)
+		fclose(vm->test_log);
+	vm->test_log = NULL;
+	if (vm->spawned)
+		qemu_proc_release(&vm->proc);
+	vm->spawned = false;
+	free(vm->qemu_err);
+	vm->qemu_err = NULL;
+	free(vm->error);
+	vm->error = NULL;
+	vm->begun = false;
+	strlist_release(&vm->argv);
+}
+
+static void vm_release(struct vm *vm)
+{
+	vm_reset(vm);
+	free(vm->select_args);
+	free(vm->tests);
+	free(vm->console_path);
+}
+
+/* Console log, parser and QEMU process for one attempt; -1 when QEMU cannot start. */
+static int vm_start(struct vm *vm)
+{
+	struct run *r = vm->r;
+	struct tap_parser_events ev = {
+		.ctx = vm,
+		.on_begin = on_begin,
+		.on_run = on_run,
+		.on_result = on_result,
+		.on_line = on_line,
+		.on_crash = on_crash,
+	};
+	const char **names = xcalloc(vm->ntests + 1, sizeof(*names));
+	struct qemu_boot b = {
+		.cfg = &r->cfg,
+		.kernel = r->boot_kernel,
+		.bzimage = r->bzimage,
+		.initrd = r->initrd,
+		.accel = r->accel,
+		.cpu = r->o.cpu,
+		.machine = r->o.machine,
+		.memory_mb = r->o.memory_mb,
+		.smp = r->o.smp,
+	};
+	char *extra = kernel_extra_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, extra);
+
+	vm_reset(vm);
+	vm->console = fopen(vm->console_path, "w");
+	if (!vm->console) {
+		error_errno("cannot create '%s'", vm->console_path);
+		free(names);
+		free(extra);
+		free(cmdline);
+		return -1;
+	}
+	vm->parser = tap_parser_new(r->nonce, &ev);
+	for (size_t i = 0; i < vm->ntests; i++)
+		names[i] = r->plan.tests[vm->tests[i]].name;
+	tap_parser_expect(vm->parser, names, vm->ntests);
+	free(names);
+	b.cmdline = cmdline;
+	qemu_argv_build(&b, &vm->argv);
+	free(extra);
+	free(cmdline);
+	vm->qemu_status = -1;
+	if (qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg)) < 0)
+		return -1;
+	vm->spawned = true;
+	return 0;
+}
+
+/* Boot a wave of VMs at once and supervise them; fills each vm's res, qemu_err, status. */
+static void boot_wave(struct run *r, struct vm **vms, size_t n, int sigfd, bool probe_kvm)
+{
+	struct qemu_proc *ps = xcalloc(n, sizeof(*ps));
+	struct watch_opts *os = xcalloc(n, sizeof(*os));
+	enum watch_result *res = xcalloc(n, sizeof(*res));
+	size_t *map = xcalloc(n, sizeof(*map));
+	size_t live = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		vms[i]->res = WATCH_EXITED;
+		if (vm_start(vms[i]) < 0)
+			continue;
+		ps[live] = vms[i]->proc;
+		os[live] = (struct watch_opts){ .signal_fd = -1, .on_console = console_data,
+						.ctx = vms[i] };
+		limits(vms[i], &os[live].idle_s, &os[live].deadline_s);
+		/* KVM boots to the init in about a second where it works; 15 s covers a busy
+		 * host. */
+		if (probe_kvm)
+			os[live].first_line_s = 15;
+		map[live++] = i;
+	}
+	if (live)
+		qemu_watch_all(ps, os, res, live, sigfd, &r->signo);
+	for (size_t j = 0; j < live; j++) {
+		struct vm *vm = vms[map[j]];
+
+		vm->proc = ps[j];
+		vm->res = res[j];
+		vm->qemu_status = vm->proc.exited ? vm->proc.status : -1;
+		vm->qemu_err = xstrdup(vm->proc.err.buf ? vm->proc.err.buf : "");
+		if (res[j] == WATCH_INTERRUPTED)
+			r->interrupted = true;
+	}
+	free(map);
+	free(res);
+	free(os);
+	free(ps);
+}
+
+/* The plan indices that survive --filter, as the init selects them (fnmatch on the name). */
+static size_t *filtered_tests(const struct run *r, size_t *n)
+{
+	size_t *sel = xcalloc(r->plan.n + 1, sizeof(*sel));
+
+	*n = 0;
+	for (size_t i = 0; i < r->plan.n; i++) {
+		bool ok = !r->o.filters.n;
+
+		for (size_t j = 0; j < r->o.filters.n && !ok; j++)
+			ok = !fnmatch(r->o.filters.v[j], r->plan.tests[i].name, 0);
+		if (ok)
+			sel[(*n)++] = i;
+	}
+	return sel;
+}
+
+/* Shards: -j N VMs split the tests the way the init's tapboot.shard=K/N does; with
+ * --disruptive, every disruptive test gets a VM of its own (tapboot.only=), and the shards
+ * leave it out (reported by its own VM only). */
+static void plan_vms(struct run *r)
+{
+	size_t nsel, *sel = filtered_tests(r, &nsel), nshards = r->o.jobs ? r->o.jobs : 1;
+	size_t ndisr = 0;
+
+	if (r->o.disruptive)
+		for (size_t i = 0; i < nsel; i++)
+			if (r->plan.tests[sel[i]].flags & PLAN_FLAG_DISRUPTIVE)
+				ndisr++;
+	if (nshards > nsel - ndisr && nsel > ndisr)
+		nshards = nsel - ndisr;
+	if (nsel == ndisr)
+		nshards = ndisr ? 0 : 1;
+	r->nvms = nshards + ndisr;
+	r->vms = xcalloc(r->nvms, sizeof(*r->vms));
+	for (size_t v = 0; v < r->nvms; v++) {
+		r->vms[v].r = r;
+		r->vms[v].index = (unsigned)v + 1;
+		r->vms[v].tests = xcalloc(nsel + 1, sizeof(size_t));
+		r->vms[v].console_path =
+			r->nvms == 1 ? xasprintf("%s/console.log", r->dir) :
+				       xasprintf("%s/console.%zu.log", r->dir, v + 1);
+	}
+	for (size_t i = 0, d = 0; i < nsel; i++) {
+		const struct plan_test *t = &r->plan.tests[sel[i]];
+		struct vm *vm;
+
+		if (r->o.disruptive && (t->flags & PLAN_FLAG_DISRUPTIVE)) {
+			vm = &r->vms[nshards + d++];
+			vm->select_args =
+				xasprintf(TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1",
+					  sel[i] + 1);
+		} else {
+			/* the init's shard counts over the filtered list, disruptive tests too */
+			vm = &r->vms[nshards > 1 ? i % nshards : 0];
+		}
+		vm->tests[vm->ntests++] = sel[i];
+	}
+	/* A shard also meets the disruptive tests in its share and reports them skipped; the
+	 * merge takes each test from the VM that owns it. */
+	for (size_t v = 0; v < nshards; v++)
+		if (nshards > 1)
+			r->vms[v].select_args = xasprintf(TAPBOOT_ARG_SHARD "%zu/%zu", v, nshards);
+	free(sel);
+}
+
 static void write_reproduce(struct run *r, const char *cmd_line)
 {
 	char *path = xasprintf("%s/reproduce.sh", r->dir), *tmp = xasprintf("%s.tmp", path);
 	char khash[65] = "", ihash[65] = "", qver[256] = "unknown";
-	char *qcmd = qemu_argv_shell(&r->argv);
 	char *vcmd = xasprintf("%s --version 2>/dev/null", r->cfg.qemu);
 	FILE *fp, *pp;
 
@@ -825,22 +966,28 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 	fprintf(fp,
 		"#!/bin/sh\n"
 		"# reproduce.sh: boots this run again with the same kernel, initramfs and QEMU "
-		"command line.\n"
+		"command line%s.\n"
 		"# tapboot %s; %s\n"
 		"# kernel    %s\n#   sha256  %s\n"
 		"# initramfs %s\n#   sha256  %s\n"
 		"# boot image %s\n"
 		"# accel: %s\n"
 		"# the tapboot command was:\n#   %s\n"
-		"# (a rerun with tapboot itself rebuilds the image and picks a new nonce)\n"
-		"exec %s\n",
-		TAPBOOT_VERSION, qver, r->kernel_image, khash, r->initrd, ihash, r->boot_kernel,
-		r->accel_note ? r->accel_note : "", cmd_line, qcmd);
+		"# (a rerun with tapboot itself rebuilds the image and picks a new nonce)\n",
+		r->nvms > 1 ? "s (one per VM, run one after the other)" : "", TAPBOOT_VERSION, qver,
+		r->kernel_image, khash, r->initrd, ihash, r->boot_kernel,
+		r->accel_note ? r->accel_note : "", cmd_line);
+	for (size_t v = 0; v < r->nvms; v++) {
+		char *qcmd = qemu_argv_shell(&r->vms[v].argv);
+
+		if (r->vms[v].argv.n)
+			fprintf(fp, "%s%s\n", r->nvms == 1 ? "exec " : "", qcmd);
+		free(qcmd);
+	}
 	if (fclose(fp) != 0 || chmod(tmp, 0755) < 0 || rename(tmp, path) < 0)
 		warning_errno("cannot write '%s'", path);
 out:
 	free(vcmd);
-	free(qcmd);
 	free(tmp);
 	free(path);
 }
@@ -854,15 +1001,11 @@ static char *abs_path(const char *p)
 
 static void run_release(struct run *r)
 {
-	if (r->parser)
-		tap_parser_free(r->parser);
-	if (r->console)
-		fclose(r->console);
-	if (r->test_log)
-		fclose(r->test_log);
+	for (size_t v = 0; v < r->nvms; v++)
+		vm_release(&r->vms[v]);
+	free(r->vms);
 	arch_config_release(&r->cfg);
 	plan_release(&r->plan);
-	strlist_release(&r->argv);
 	strlist_release(&r->o.filters);
 	strlist_release(&r->o.load_modules);
 	free(r->kernel_image);
@@ -903,13 +1046,250 @@ static int build_image(struct run *r)
 	return ret;
 }
 
+/* Run every VM, in waves of at most -j at a time; KVM under auto falls back to TCG once. */
+static void boot_all(struct run *r, int sigfd)
+{
+	size_t jobs = r->o.jobs ? r->o.jobs : 1;
+	struct vm **wave = xcalloc(r->nvms + 1, sizeof(*wave));
+	bool kvm = want_kvm(r);
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool probe = kvm && r->o.accel == ACCEL_AUTO, any_begun = false;
+
+		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+		for (size_t v = 0; v < r->nvms && !r->interrupted; v += jobs) {
+			size_t n = r->nvms - v < jobs ? r->nvms - v : jobs;
+
+			for (size_t i = 0; i < n; i++)
+				wave[i] = &r->vms[v + i];
+			boot_wave(r, wave, n, sigfd, probe);
+			for (size_t i = 0; i < n; i++)
+				any_begun |= wave[i]->begun;
+			if (probe && !any_begun)
+				break;
+		}
+		if (probe && !any_begun && !r->interrupted) {
+			/* KVM opened but did not boot a guest to the init. */
+			const char *qerr = r->vms[0].qemu_err;
+			char *why = xasprintf("tcg (KVM did not reach the init: %s%s%s)",
+					      r->vms[0].res == WATCH_NO_FIRST_LINE ?
+						      "no output within 15 s" :
+						      "QEMU exited",
+					      qerr && *qerr ? "; QEMU said: " : "",
+					      qerr && *qerr ? last_line(qerr) : "");
+
+			free(r->accel_note);
+			r->accel_note = why;
+			kvm_remember_broken(r);
+			kvm = false;
+			continue;
+		}
+		break;
+	}
+	free(wave);
+}
+
+/* Why a VM's run did not complete, or NULL. */
+static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s)
+{
+	const char *qerr = vm->qemu_err;
+
+	if (s->complete)
+		return NULL;
+	if (s->crashed && s->crash_line)
+		return xasprintf("kernel crashed: %s", s->crash_line);
+	switch (vm->res) {
+	case WATCH_IDLE:
+	case WATCH_DEADLINE: {
+		double idle, deadline;
+
+		limits(vm, &idle, &deadline);
+		return vm->res == WATCH_IDLE ?
+			       xasprintf("no console output for %.0f s: the guest hangs", idle) :
+			       xasprintf("the run passed its deadline of %.0f s", deadline);
+	}
+	case WATCH_INTERRUPTED:
+		return xasprintf("interrupted by %s", strsignal(r->signo));
+	case WATCH_NO_FIRST_LINE:
+		return xstrdup("no console output from the guest");
+	default:
+		break;
+	}
+	if (!vm->spawned)
+		return xasprintf("QEMU could not be started ('%s')", r->cfg.qemu);
+	if (!vm->begun)
+		return xasprintf("the guest never reached tapboot's init (QEMU %s%s%s)",
+				 vm->qemu_status > 0 ? "exited with an error" : "exited",
+				 qerr && *qerr ? ": " : "", qerr && *qerr ? last_line(qerr) : "");
+	return xstrdup("the guest stopped before the end of the run (no end marker with this "
+		       "run's nonce)");
+}
+
+/* console.log of a multi-VM run: every VM's raw console one after the other (each begins
+ * with its own begin marker, so `tapboot parse` reads them as one run). */
+static void concat_consoles(struct run *r)
+{
+	char *path = xasprintf("%s/console.log", r->dir);
+	FILE *out = fopen(path, "w");
+	char buf[65536];
+	size_t n;
+
+	for (size_t v = 0; out && v < r->nvms; v++) {
+		FILE *in = fopen(r->vms[v].console_path, "r");
+
+		if (!in)
+			continue;
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, out);
+		fclose(in);
+	}
+	if (!out || fclose(out) != 0)
+		warning_errno("cannot write '%s'", path);
+	free(path);
+}
+
+static int finish_run(struct run *r, const char *cmd_line)
+{
+	struct report_run rep = { 0 };
+	struct tap_summary sum;
+	struct tap_test *tests = xcalloc(r->plan.n + 1, sizeof(*tests));
+	struct strbuf errors = STRBUF_INIT;
+	size_t ntests = 0;
+	bool *used;
+	int status;
+	char *p;
+
+	memset(&sum, 0, sizeof(sum));
+	sum.complete = true;
+	sum.planned = 0;
+	for (size_t v = 0; v < r->nvms; v++) {
+		struct vm *vm = &r->vms[v];
+		const struct tap_summary *s;
+		char *e;
+
+		if (!vm->parser)
+			continue;
+		tap_parser_finish(vm->parser, NULL);
+		if (vm->console)
+			fflush(vm->console);
+		s = tap_parser_summary(vm->parser);
+		e = vm_error(r, vm, s);
+		if (e) {
+			/* the cut reason for the running test: now that we know it */
+			if (errors.len)
+				strbuf_addstr(&errors, "; ");
+			if (r->nvms > 1)
+				strbuf_addf(&errors, "VM %u: ", vm->index);
+			strbuf_addstr(&errors, e);
+			vm->error = e;
+		}
+		sum.complete &= s->complete;
+		sum.saw_version |= s->saw_version;
+		sum.saw_begin |= s->saw_begin;
+		sum.bailed_out |= s->bailed_out;
+		if (!sum.bail_reason)
+			sum.bail_reason = s->bail_reason;
+		sum.crashed |= s->crashed;
+		if (!sum.crash_line)
+			sum.crash_line = s->crash_line;
+		if (!sum.kernel)
+			sum.kernel = s->kernel;
+		sum.planned += s->planned > 0 ? s->planned : 0;
+	}
+	/* Results in plan order: each test from the VM that ran it. */
+	used = xcalloc(r->plan.n + 1, sizeof(*used));
+	for (size_t v = 0; v < r->nvms; v++) {
+		struct vm *vm = &r->vms[v];
+		size_t n = 0;
+		const struct tap_test *t = vm->parser ? tap_parser_tests(vm->parser, &n) : NULL;
+
+		for (size_t k = 0; k < vm->ntests; k++) {
+			const char *name = r->plan.tests[vm->tests[k]].name;
+
+			for (size_t j = 0; j < n; j++)
+				if (!strcmp(t[j].name, name)) {
+					tests[vm->tests[k]] = t[j];
+					used[vm->tests[k]] = true;
+					break;
+				}
+		}
+		/* a VM that never started has no parser: its tests are missing */
+		for (size_t k = 0; k < vm->ntests; k++)
+			if (!used[vm->tests[k]]) {
+				tests[vm->tests[k]].name = r->plan.tests[vm->tests[k]].name;
+				tests[vm->tests[k]].verdict = VERDICT_MISSING;
+				tests[vm->tests[k]].duration_s = -1;
+				tests[vm->tests[k]].exit_code = -1;
+				used[vm->tests[k]] = true;
+			}
+	}
+	for (size_t i = 0; i < r->plan.n; i++)
+		if (used[i])
+			tests[ntests++] = tests[i];
+	free(used);
+	for (size_t i = 0; i < ntests; i++) {
+		sum.count[tests[i].verdict]++;
+		sum.total++;
+	}
+	if (r->nvms > 1)
+		concat_consoles(r);
+	rep.arch = r->cfg.arch;
+	rep.kernel = r->kernel_image;
+	rep.kernel_release = sum.kernel;
+	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
+	rep.suite = "tapboot";
+	rep.complete = sum.complete;
+	rep.error = errors.len ? errors.buf : NULL;
+	rep.wall_s = now_s() - r->start;
+	rep.tests = tests;
+	rep.ntests = ntests;
+	rep.summary = &sum;
+	p = xasprintf("%s/results.json", r->dir);
+	report_json_write(p, &rep);
+	free(p);
+	p = xasprintf("%s/results.tap", r->dir);
+	report_tap_write(p, &rep);
+	free(p);
+	p = xasprintf("%s/junit.xml", r->dir);
+	report_junit_write(p, &rep);
+	free(p);
+	p = xasprintf("%s/kcidb.json", r->dir);
+	report_kcidb_write(p, &rep);
+	free(p);
+	for (size_t v = 0; v < r->nvms; v++) {
+		const char *qerr = r->vms[v].qemu_err;
+		FILE *fp;
+
+		if (!qerr || !*qerr)
+			continue;
+		p = r->nvms == 1 ? xasprintf("%s/qemu.log", r->dir) :
+				   xasprintf("%s/qemu.%zu.log", r->dir, v + 1);
+		fp = fopen(p, "w");
+		if (fp) {
+			fputs(qerr, fp);
+			fclose(fp);
+		}
+		free(p);
+	}
+	write_reproduce(r, cmd_line);
+	if (r->tty && !r->o.quiet)
+		fputs("\r\033[K", stderr);
+	report_summary_fprint(stdout, &rep);
+	if (errors.len)
+		error("%s", errors.buf);
+	printf("results: %s/\n", r->dir);
+	status = r->interrupted ? EXIT_INTERRUPTED : report_exit_status(&rep);
+	strbuf_release(&errors);
+	free(tests);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run r;
 	sigset_t mask;
-	int sigfd = -1, status = EXIT_VM, qemu_status = -1, signo = 0;
-	enum watch_result res = WATCH_EXITED;
-	char *qemu_err = NULL, *error_msg = NULL, *cmd_line;
+	int sigfd = -1, status = EXIT_VM;
+	char *cmd_line;
 	struct strbuf cl = STRBUF_INIT;
 
 	memset(&r, 0, sizeof(r));
@@ -917,7 +1297,6 @@ int cmd_run(int argc, char **argv)
 	strlist_init(&r.o.load_modules);
 	arch_config_init(&r.cfg);
 	plan_init(&r.plan);
-	strlist_init(&r.argv);
 	r.start = now_s();
 	r.tty = isatty(2);
 
@@ -968,138 +1347,18 @@ int cmd_run(int argc, char **argv)
 	}
 	choose_boot_image(&r);
 	make_nonce(r.nonce);
+	plan_vms(&r);
 	if (!r.o.quiet)
-		fprintf(stderr, "tapboot: %s kernel %s, %zu test%s, results in %s/\n", r.cfg.arch,
-			r.kernel_image, r.plan.n, r.plan.n == 1 ? "" : "s", r.dir);
-
-	{
-		bool kvm = want_kvm(&r);
-
-		for (int attempt = 0; attempt < 2; attempt++) {
-			if (open_console_log(&r) < 0) {
-				status = EXIT_USAGE;
-				goto out;
-			}
-			new_parser(&r);
-			r.accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
-			free(qemu_err);
-			qemu_err = NULL;
-			res = boot_once(&r, sigfd, kvm && r.o.accel == ACCEL_AUTO, &qemu_err,
-					&qemu_status, &signo);
-			if (kvm && r.o.accel == ACCEL_AUTO && !r.begun &&
-			    res != WATCH_INTERRUPTED) {
-				/* KVM opened but did not boot a guest to the init. */
-				char *why = xasprintf("tcg (KVM did not reach the init: %s%s%s)",
-						      res == WATCH_NO_FIRST_LINE ?
-							      "no output within 15 s" :
-							      "QEMU exited",
-						      qemu_err && *qemu_err ? "; QEMU said: " : "",
-						      qemu_err && *qemu_err ? last_line(qemu_err) : "");
-				free(r.accel_note);
-				r.accel_note = why;
-				kvm_remember_broken(&r);
-				kvm = false;
-				continue;
-			}
-			break;
-		}
-	}
+		fprintf(stderr, "tapboot: %s kernel %s, %zu test%s in %zu VM%s, results in %s/\n",
+			r.cfg.arch, r.kernel_image, r.plan.n, r.plan.n == 1 ? "" : "s", r.nvms,
+			r.nvms == 1 ? "" : "s", r.dir);
+	boot_all(&r, sigfd);
 	if (!r.o.quiet)
 		fprintf(stderr, "%saccelerator: %s\n", r.tty ? "\r\033[K" : "", r.accel_note);
-
-	{
-		const struct tap_summary *s;
-		struct report_run rep = { 0 };
-		char *cut = NULL;
-		char *p;
-
-		switch (res) {
-		case WATCH_IDLE:
-		case WATCH_DEADLINE: {
-			double idle, deadline;
-
-			limits(&r, &idle, &deadline);
-			cut = res == WATCH_IDLE ?
-				      xasprintf("no console output for %.0f s: the guest hangs", idle) :
-				      xasprintf("the run passed its deadline of %.0f s", deadline);
-			break;
-		}
-		case WATCH_INTERRUPTED:
-			cut = xasprintf("interrupted by %s", strsignal(signo));
-			break;
-		case WATCH_NO_FIRST_LINE:
-			cut = xstrdup("no console output from the guest");
-			break;
-		default:
-			break;
-		}
-		tap_parser_finish(r.parser, cut);
-		s = tap_parser_summary(r.parser);
-		if (!s->complete) {
-			if (s->crashed && s->crash_line)
-				error_msg = xasprintf("kernel crashed: %s", s->crash_line);
-			else if (cut)
-				error_msg = xstrdup(cut);
-			else if (qemu_status == -1 && !r.begun && !qemu_err)
-				error_msg = xasprintf("QEMU could not be started ('%s')", r.cfg.qemu);
-			else if (!r.begun)
-				error_msg = xasprintf(
-					"the guest never reached tapboot's init (QEMU %s%s%s)",
-					qemu_status > 0 ? "exited with an error" : "exited",
-					qemu_err && *qemu_err ? ": " : "",
-					qemu_err && *qemu_err ? last_line(qemu_err) : "");
-			else
-				error_msg = xstrdup("the guest stopped before the end of the run "
-						    "(no end marker with this run's nonce)");
-		}
-		free(cut);
-		rep.arch = r.cfg.arch;
-		rep.kernel = r.kernel_image;
-		rep.kernel_release = s->kernel;
-		rep.accel = r.accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
-		rep.suite = "tapboot";
-		rep.complete = s->complete;
-		rep.error = error_msg;
-		rep.wall_s = now_s() - r.start;
-		rep.tests = tap_parser_tests(r.parser, &rep.ntests);
-		rep.summary = s;
-		fflush(r.console);
-		p = xasprintf("%s/results.json", r.dir);
-		report_json_write(p, &rep);
-		free(p);
-		p = xasprintf("%s/results.tap", r.dir);
-		report_tap_write(p, &rep);
-		free(p);
-		p = xasprintf("%s/junit.xml", r.dir);
-		report_junit_write(p, &rep);
-		free(p);
-		p = xasprintf("%s/kcidb.json", r.dir);
-		report_kcidb_write(p, &rep);
-		free(p);
-		if (qemu_err && *qemu_err) {
-			p = xasprintf("%s/qemu.log", r.dir);
-			FILE *fp = fopen(p, "w");
-
-			if (fp) {
-				fputs(qemu_err, fp);
-				fclose(fp);
-			}
-			free(p);
-		}
-		write_reproduce(&r, cmd_line);
-		if (r.tty && !r.o.quiet)
-			fputs("\r\033[K", stderr);
-		report_summary_fprint(stdout, &rep);
-		if (error_msg)
-			error("%s", error_msg);
-		printf("results: %s/\n", r.dir);
-		status = res == WATCH_INTERRUPTED ? EXIT_INTERRUPTED : report_exit_status(&rep);
-	}
+	status = finish_run(&r, cmd_line);
 out:
 	if (sigfd >= 0)
 		close(sigfd);
-	free(qemu_err);
-	free(error_msg);
 	free(cmd_line);
 	run_release(&r);
 	return status;

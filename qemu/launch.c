@@ -168,98 +168,135 @@ void qemu_proc_release(struct qemu_proc *p)
 #define FINISH_GRACE_S 10.0
 #define CRASH_GRACE_S 3.0
 
-enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o)
+/* Per-process state of qemu_watch_all. */
+struct watch_state {
+	double start, last_output, stop_at;
+	enum watch_result pending;
+	bool got_output, done;
+};
+
+static void finish_one(struct qemu_proc *p, struct watch_state *st, enum watch_result r,
+		       enum watch_result *out, double grace)
 {
-	double start = now_s(), last_output = start, stop_at = 0;
-	enum watch_result pending = WATCH_EXITED;
-	bool got_output = false;
+	qemu_stop(p, grace);
+	drain_stderr(p);
+	st->done = true;
+	*out = r;
+}
+
+/* Read one process's console and decide whether it is over. */
+static void step_one(struct qemu_proc *p, struct watch_opts *o, struct watch_state *st,
+		     short revents, enum watch_result *out)
+{
 	char buf[65536];
+	double t;
 
-	for (;;) {
-		struct pollfd fds[3];
-		int nfds = 0, timeout_ms = 200, ci = -1, ei = -1, si = -1;
-		double t;
+	if (p->console_fd >= 0 && revents) {
+		ssize_t n = read(p->console_fd, buf, sizeof(buf));
 
-		if (p->console_fd >= 0) {
-			ci = nfds;
-			fds[nfds++] = (struct pollfd){ .fd = p->console_fd, .events = POLLIN };
-		}
-		if (p->stderr_fd >= 0) {
-			ei = nfds;
-			fds[nfds++] = (struct pollfd){ .fd = p->stderr_fd, .events = POLLIN };
-		}
-		if (o->signal_fd >= 0) {
-			si = nfds;
-			fds[nfds++] = (struct pollfd){ .fd = o->signal_fd, .events = POLLIN };
-		}
-		if (poll(fds, (nfds_t)nfds, timeout_ms) < 0 && errno != EINTR) {
-			error_errno("poll");
-			qemu_stop(p, 2.0);
-			return WATCH_EXITED;
-		}
-		if (si >= 0 && (fds[si].revents & POLLIN)) {
-			struct signalfd_siginfo info;
+		if (n > 0) {
+			enum watch_action a = o->on_console(o->ctx, buf, (size_t)n);
 
-			if (read(o->signal_fd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
-				o->signo = (int)info.ssi_signo;
-				qemu_stop(p, 3.0);
-				drain_stderr(p);
-				return WATCH_INTERRUPTED;
+			st->last_output = now_s();
+			st->got_output = true;
+			if (a == WATCH_FINISH && st->pending != WATCH_FINISHED) {
+				st->pending = WATCH_FINISHED;
+				st->stop_at = st->last_output + FINISH_GRACE_S;
+			} else if (a == WATCH_CRASH && st->pending == WATCH_EXITED) {
+				st->pending = WATCH_CRASHED;
+				st->stop_at = st->last_output + CRASH_GRACE_S;
 			}
-		}
-		if (ei >= 0 && fds[ei].revents)
-			drain_stderr(p);
-		if (ci >= 0 && fds[ci].revents) {
-			ssize_t n = read(p->console_fd, buf, sizeof(buf));
-
-			if (n > 0) {
-				enum watch_action a = o->on_console(o->ctx, buf, (size_t)n);
-
-				last_output = now_s();
-				got_output = true;
-				if (a == WATCH_FINISH && !stop_at) {
-					pending = WATCH_FINISHED;
-					stop_at = last_output + FINISH_GRACE_S;
-				} else if (a == WATCH_CRASH && pending != WATCH_CRASHED) {
-					pending = WATCH_CRASHED;
-					stop_at = last_output + CRASH_GRACE_S;
-				}
-			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-				close(p->console_fd);
-				p->console_fd = -1;
-			}
-		}
-		if (p->console_fd < 0 && reap(p, false)) {
-			drain_stderr(p);
-			return pending;
-		}
-		if (p->console_fd < 0) {
-			/* console closed but QEMU lingers: give it the grace, then stop it */
-			if (!stop_at)
-				stop_at = now_s() + 5.0;
-		}
-		t = now_s();
-		if (stop_at && t >= stop_at) {
-			qemu_stop(p, 2.0);
-			drain_stderr(p);
-			return pending;
-		}
-		if (stop_at)
-			continue;
-		if (o->first_line_s > 0 && !got_output && t - start >= o->first_line_s) {
-			qemu_stop(p, 1.0);
-			drain_stderr(p);
-			return WATCH_NO_FIRST_LINE;
-		}
-		if (o->idle_s > 0 && t - last_output >= o->idle_s) {
-			qemu_stop(p, 2.0);
-			drain_stderr(p);
-			return WATCH_IDLE;
-		}
-		if (o->deadline_s > 0 && t - start >= o->deadline_s) {
-			qemu_stop(p, 2.0);
-			drain_stderr(p);
-			return WATCH_DEADLINE;
+		} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(p->console_fd);
+			p->console_fd = -1;
 		}
 	}
+	if (p->console_fd < 0) {
+		if (reap(p, false)) {
+			drain_stderr(p);
+			st->done = true;
+			*out = st->pending;
+			return;
+		}
+		/* console closed but QEMU lingers: give it a moment, then stop it */
+		if (!st->stop_at)
+			st->stop_at = now_s() + 5.0;
+	}
+	t = now_s();
+	if (st->stop_at) {
+		if (t >= st->stop_at)
+			finish_one(p, st, st->pending, out, 2.0);
+		return;
+	}
+	if (o->first_line_s > 0 && !st->got_output && t - st->start >= o->first_line_s)
+		finish_one(p, st, WATCH_NO_FIRST_LINE, out, 1.0);
+	else if (o->idle_s > 0 && t - st->last_output >= o->idle_s)
+		finish_one(p, st, WATCH_IDLE, out, 2.0);
+	else if (o->deadline_s > 0 && t - st->start >= o->deadline_s)
+		finish_one(p, st, WATCH_DEADLINE, out, 2.0);
+}
+
+void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
+		    size_t n, int signal_fd, int *signo)
+{
+	struct watch_state *st = xcalloc(n, sizeof(*st));
+	struct pollfd *fds = xcalloc(2 * n + 1, sizeof(*fds));
+	double start = now_s();
+	size_t left = n;
+
+	for (size_t i = 0; i < n; i++) {
+		st[i].start = st[i].last_output = start;
+		st[i].pending = WATCH_EXITED;
+	}
+	while (left) {
+		size_t nfds = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			fds[2 * i] = (struct pollfd){ .fd = st[i].done ? -1 : ps[i].console_fd,
+						      .events = POLLIN };
+			fds[2 * i + 1] = (struct pollfd){ .fd = st[i].done ? -1 : ps[i].stderr_fd,
+							  .events = POLLIN };
+		}
+		nfds = 2 * n;
+		fds[nfds++] = (struct pollfd){ .fd = signal_fd, .events = POLLIN };
+		if (poll(fds, (nfds_t)nfds, 200) < 0 && errno != EINTR) {
+			error_errno("poll");
+			for (size_t i = 0; i < n; i++)
+				if (!st[i].done)
+					finish_one(&ps[i], &st[i], WATCH_EXITED, &results[i], 2.0);
+			break;
+		}
+		if (signal_fd >= 0 && (fds[nfds - 1].revents & POLLIN)) {
+			struct signalfd_siginfo info;
+
+			if (read(signal_fd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
+				*signo = (int)info.ssi_signo;
+				for (size_t i = 0; i < n; i++)
+					if (!st[i].done)
+						finish_one(&ps[i], &st[i], WATCH_INTERRUPTED,
+							   &results[i], 3.0);
+				break;
+			}
+		}
+		left = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (st[i].done)
+				continue;
+			if (fds[2 * i + 1].revents)
+				drain_stderr(&ps[i]);
+			step_one(&ps[i], &os[i], &st[i], fds[2 * i].revents, &results[i]);
+			if (!st[i].done)
+				left++;
+		}
+	}
+	free(fds);
+	free(st);
+}
+
+enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o)
+{
+	enum watch_result r = WATCH_EXITED;
+
+	qemu_watch_all(p, o, &r, 1, o->signal_fd, &o->signo);
+	return r;
 }

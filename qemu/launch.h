@@ -51,6 +51,10 @@ struct watch_opts {
  * -1 after a message when it cannot be started (with an install hint). */
 int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint);
 enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o);
+/* Supervise n processes at once (their own limits and callbacks in os[i]; os[i].signal_fd is
+ * not used: signal_fd is shared). A signal stops them all; *signo gets it. */
+void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
+		    size_t n, int signal_fd, int *signo);
 /* Stop QEMU (SIGTERM, then SIGKILL after grace_s) and reap it; safe to call twice. */
 void qemu_stop(struct qemu_proc *p, double grace_s);
 void qemu_proc_release(struct qemu_proc *p);
