@@ -176,7 +176,7 @@ check:
 	$(Q)scripts/install-deps.sh check
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(INIT_HOST)
 	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh \
-		$(UNIT_BINS) $(sort $(wildcard tests/boot/*.sh))
+		$(UNIT_BINS) $(sort $(wildcard tests/boot/[0-9]*.sh))
 
 demo:
 	$(Q)scripts/install-deps.sh demo
