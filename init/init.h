@@ -30,12 +30,12 @@
 
 /* What the kernel command line (or --cmdline on the host) asked for. */
 struct init_options {
-	char *nonce; /* owned, "" when absent */
+	char *nonce;		/* owned, "" when absent */
 	struct strlist filters; /* tapboot.filter= globs, OR'ed */
-	long timeout_s; /* tapboot.timeout=, -1 when absent */
+	long timeout_s;		/* tapboot.timeout=, -1 when absent */
 	bool disruptive;
 	unsigned shard_k, shard_n; /* shard_n == 0: no sharding */
-	unsigned *only; /* tapboot.only= plan numbers (1-based), owned */
+	unsigned *only;		   /* tapboot.only= plan numbers (1-based), owned */
 	size_t n_only;
 	size_t output_max;
 	struct strlist warnings; /* bad parameters, printed as diagnostics; owned */
@@ -53,12 +53,12 @@ size_t *init_select(const struct plan *p, const struct init_options *o, size_t *
 struct init_output {
 	struct strbuf *out; /* console text is appended here; not owned */
 	struct strbuf line; /* the current partial line */
-	bool tap; /* a "TAP version" or "KTAP version" line was seen */
-	size_t max; /* cap on bytes shown, 0 = none */
-	size_t total; /* bytes received */
-	size_t shown; /* bytes shown */
+	bool tap;	    /* a "TAP version" or "KTAP version" line was seen */
+	size_t max;	    /* cap on bytes shown, 0 = none */
+	size_t total;	    /* bytes received */
+	size_t shown;	    /* bytes shown */
 	bool truncated;
-	char *reason[3]; /* last reason for SKIP, XFAIL, XPASS (owned, may be NULL) */
+	char *reason[3];   /* last reason for SKIP, XFAIL, XPASS (owned, may be NULL) */
 	bool directive[3]; /* reason[] came from a TAP directive (it wins over a mention) */
 };
 
@@ -74,7 +74,7 @@ void init_sanitize(struct strbuf *out, const char *s, size_t n);
 
 /* Kernel health: taint and /dev/kmsg around one test. */
 struct init_kernel {
-	int kmsg_fd; /* -1: not checked */
+	int kmsg_fd;		/* -1: not checked */
 	const char *taint_path; /* NULL: not checked */
 	unsigned long taint_before, taint_after;
 	bool taint_known;
@@ -85,7 +85,7 @@ struct init_health {
 	unsigned long bad_taint; /* of those, the ones that fail a test */
 	unsigned long taint_after;
 	char *first_bad; /* first kernel line that looks like a WARN/BUG/Oops; owned */
-	unsigned lines; /* kernel lines printed */
+	unsigned lines;	 /* kernel lines printed */
 };
 
 void init_kernel_begin(struct init_kernel *k);
@@ -108,9 +108,9 @@ struct init_result {
 	bool timed_out;
 	unsigned timeout_s;
 	double duration_s;
-	int exec_errno; /* the child could not start (reason says what failed) */
-	bool abandoned; /* SIGKILL did not end it (uninterruptible sleep) */
-	char *reason; /* owned */
+	int exec_errno;	     /* the child could not start (reason says what failed) */
+	bool abandoned;	     /* SIGKILL did not end it (uninterruptible sleep) */
+	char *reason;	     /* owned */
 	unsigned long taint; /* taint after the test, when it changed */
 };
 

@@ -18,11 +18,28 @@ static const char taint_chars[] = "PFSRMBUDAWCIOELKXTN";
 
 /* A kernel report starts with one of these (lib/bug.c, mm/kasan, arch fault handlers...). */
 static const char *const bad_prefixes[] = {
-	"WARNING:", "BUG:", "kernel BUG at", "Oops", "general protection fault",
-	"Unable to handle kernel", "Internal error:", "UBSAN:", "KASAN:", "KFENCE:",
-	"Kernel panic", "INFO: task", "INFO: rcu", "rcu: INFO:", "Call Trace:", "Call trace:",
-	"list_add corruption", "list_del corruption", "kernel tried to execute",
-	"unreferenced object", "watchdog: BUG:", "NMI backtrace",
+	"WARNING:",
+	"BUG:",
+	"kernel BUG at",
+	"Oops",
+	"general protection fault",
+	"Unable to handle kernel",
+	"Internal error:",
+	"UBSAN:",
+	"KASAN:",
+	"KFENCE:",
+	"Kernel panic",
+	"INFO: task",
+	"INFO: rcu",
+	"rcu: INFO:",
+	"Call Trace:",
+	"Call trace:",
+	"list_add corruption",
+	"list_del corruption",
+	"kernel tried to execute",
+	"unreferenced object",
+	"watchdog: BUG:",
+	"NMI backtrace",
 };
 
 const char *init_taint_letters(unsigned long taint, char *buf, size_t size)

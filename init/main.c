@@ -99,14 +99,14 @@ static const char usage[] =
 static int host_main(struct init_ctx *c, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "plan", required_argument, NULL, 'p' },
-		{ "cmdline", required_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "kmsg", required_argument, NULL, 'k' },
-		{ "tainted", required_argument, NULL, 't' },
-		{ "grace-ms", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"plan", required_argument, NULL, 'p'},
+		{"cmdline", required_argument, NULL, 'c'},
+		{"root", required_argument, NULL, 'r'},
+		{"kmsg", required_argument, NULL, 'k'},
+		{"tainted", required_argument, NULL, 't'},
+		{"grace-ms", required_argument, NULL, 'g'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *plan_path = NULL, *kmsg = NULL;
 	struct plan plan;

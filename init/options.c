@@ -75,8 +75,8 @@ static void parse_word(struct init_options *o, const char *w)
 
 		if (slash)
 			*slash = '\0';
-		if (slash && parse_ulong(copy, 1u << 20, &k) && parse_ulong(slash + 1, 1u << 20, &v) &&
-		    v > 0 && k < v) {
+		if (slash && parse_ulong(copy, 1u << 20, &k) &&
+		    parse_ulong(slash + 1, 1u << 20, &v) && v > 0 && k < v) {
 			o->shard_k = (unsigned)k;
 			o->shard_n = (unsigned)v;
 		} else {

@@ -9,7 +9,7 @@
 /* A reason longer than this is cut: it ends up on one TAP line. */
 #define REASON_MAX 200
 
-static const char *const reason_words[3] = { "SKIP", "XFAIL", "XPASS" };
+static const char *const reason_words[3] = {"SKIP", "XFAIL", "XPASS"};
 
 void init_output_init(struct init_output *o, struct strbuf *out, size_t max)
 {
@@ -272,7 +272,8 @@ void init_output_finish(struct init_output *o)
 		emit_line(o, o->line.buf, o->line.len);
 		strbuf_reset(&o->line);
 		if (!o->truncated)
-			strbuf_addf(o->out, "%*s# (no newline at end of output)\n", TAPBOOT_NEST_INDENT, "");
+			strbuf_addf(o->out, "%*s# (no newline at end of output)\n",
+				    TAPBOOT_NEST_INDENT, "");
 	}
 	if (o->truncated)
 		strbuf_addf(o->out, "%*s# output truncated: showed %zu of %zu bytes (%s%zu)\n",

@@ -11,19 +11,19 @@
 /* Names by number, from the constants (their values differ between architectures); strsignal
  * gives prose ("Segmentation fault") and depends on the locale. */
 static const char *const sig_names[] = {
-	[SIGHUP] = "SIGHUP",   [SIGINT] = "SIGINT",	[SIGQUIT] = "SIGQUIT",
-	[SIGILL] = "SIGILL",   [SIGTRAP] = "SIGTRAP",	[SIGABRT] = "SIGABRT",
-	[SIGBUS] = "SIGBUS",   [SIGFPE] = "SIGFPE",	[SIGKILL] = "SIGKILL",
-	[SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV",	[SIGUSR2] = "SIGUSR2",
-	[SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM",	[SIGTERM] = "SIGTERM",
+	[SIGHUP] = "SIGHUP",	   [SIGINT] = "SIGINT",	  [SIGQUIT] = "SIGQUIT",
+	[SIGILL] = "SIGILL",	   [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
+	[SIGBUS] = "SIGBUS",	   [SIGFPE] = "SIGFPE",	  [SIGKILL] = "SIGKILL",
+	[SIGUSR1] = "SIGUSR1",	   [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+	[SIGPIPE] = "SIGPIPE",	   [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
 #ifdef SIGSTKFLT
 	[SIGSTKFLT] = "SIGSTKFLT",
 #endif
-	[SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",	[SIGSTOP] = "SIGSTOP",
-	[SIGTSTP] = "SIGTSTP", [SIGTTIN] = "SIGTTIN",	[SIGTTOU] = "SIGTTOU",
-	[SIGURG] = "SIGURG",   [SIGXCPU] = "SIGXCPU",	[SIGXFSZ] = "SIGXFSZ",
+	[SIGCHLD] = "SIGCHLD",	   [SIGCONT] = "SIGCONT", [SIGSTOP] = "SIGSTOP",
+	[SIGTSTP] = "SIGTSTP",	   [SIGTTIN] = "SIGTTIN", [SIGTTOU] = "SIGTTOU",
+	[SIGURG] = "SIGURG",	   [SIGXCPU] = "SIGXCPU", [SIGXFSZ] = "SIGXFSZ",
 	[SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF", [SIGWINCH] = "SIGWINCH",
-	[SIGIO] = "SIGIO",     [SIGPWR] = "SIGPWR",	[SIGSYS] = "SIGSYS",
+	[SIGIO] = "SIGIO",	   [SIGPWR] = "SIGPWR",	  [SIGSYS] = "SIGSYS",
 };
 
 const char *init_signal_name(int signo, char *buf, size_t size)
@@ -61,8 +61,8 @@ void init_decide(struct init_result *r, const struct init_output *o, const struc
 		r->verdict = VERDICT_FAIL; /* run_test wrote the reason */
 	} else if (!r->exited) {
 		r->verdict = VERDICT_FAIL;
-		set_reason(r, xasprintf("killed by %s",
-					init_signal_name(r->signo, sig, sizeof(sig))));
+		set_reason(r,
+			   xasprintf("killed by %s", init_signal_name(r->signo, sig, sizeof(sig))));
 	} else {
 		r->verdict = verdict_from_exit(r->exit_code);
 		switch (r->verdict) {
@@ -74,7 +74,7 @@ void init_decide(struct init_result *r, const struct init_output *o, const struc
 								: INIT_REASON_XPASS;
 
 			set_reason(r, o && o->reason[idx] ? xstrdup(o->reason[idx])
-							   : xasprintf("exit %d", r->exit_code));
+							  : xasprintf("exit %d", r->exit_code));
 			break;
 		}
 		case VERDICT_FAIL:

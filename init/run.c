@@ -20,8 +20,13 @@
 /* The environment every test starts from (then the plan's env entries), as in a login shell
  * without profile: tests must not depend on what the init inherited from the kernel. */
 static const char *const default_env[] = {
-	"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", "TERM=dumb", "LANG=C.UTF-8",
-	"USER=root", "LOGNAME=root", "SHELL=/bin/sh",
+	"PATH=/bin:/sbin:/usr/bin:/usr/sbin",
+	"HOME=/",
+	"TERM=dumb",
+	"LANG=C.UTF-8",
+	"USER=root",
+	"LOGNAME=root",
+	"SHELL=/bin/sh",
 };
 
 /* After SIGKILL a test in uninterruptible sleep may never die; stop waiting after this. */
@@ -70,8 +75,8 @@ void init_signal_note(struct init_ctx *c, int signo, int pid)
 	char buf[32];
 
 	strbuf_addf(&c->out, "%*s# init: got %s from pid %d, ignored\n",
-		    c->in_test ? TAPBOOT_NEST_INDENT : 0, "", init_signal_name(signo, buf, sizeof(buf)),
-		    pid);
+		    c->in_test ? TAPBOOT_NEST_INDENT : 0, "",
+		    init_signal_name(signo, buf, sizeof(buf)), pid);
 }
 
 void init_flush(struct init_ctx *c)
@@ -126,7 +131,7 @@ static bool proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *sid)
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -210,7 +215,7 @@ static void free_vec(char **v)
 __attribute__((noreturn)) static void child(const char *path, const char *cwd, char **argv,
 					    char **envp, int out, int err)
 {
-	struct child_error ce = { STAGE_CHDIR, 0 };
+	struct child_error ce = {STAGE_CHDIR, 0};
 	int fd;
 
 	setsid();
@@ -265,14 +270,14 @@ static bool pump(struct init_ctx *c, int fd, struct init_output *o, char *buf, s
 	return true;
 }
 
-static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_result *r,
-		      int *outfd, struct init_output *o, double start, char *buf, size_t size)
+static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_result *r, int *outfd,
+		      struct init_output *o, double start, char *buf, size_t size)
 {
 	enum { RUNNING, TERM_SENT, KILL_SENT } phase = RUNNING;
 	double next = r->timeout_s ? start + r->timeout_s : 0;
 
 	while (!ch->done) {
-		struct pollfd p[2] = { { c->sigfd, POLLIN, 0 }, { *outfd, POLLIN, 0 } };
+		struct pollfd p[2] = {{c->sigfd, POLLIN, 0}, {*outfd, POLLIN, 0}};
 		int ms = next ? ms_until(next) : -1;
 
 		if (ms == 0) {
@@ -281,12 +286,15 @@ static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_res
 				/* a stopped test would hold SIGTERM pending until the SIGKILL */
 				kill(-ch->pid, SIGCONT);
 				r->timed_out = true;
-				strbuf_addf(&c->out, "%*s# timeout after %u s: SIGTERM to the process group\n",
-					    TAPBOOT_NEST_INDENT, "", r->timeout_s);
+				strbuf_addf(
+					&c->out,
+					"%*s# timeout after %u s: SIGTERM to the process group\n",
+					TAPBOOT_NEST_INDENT, "", r->timeout_s);
 				phase = TERM_SENT;
 				next = now_s() + c->grace_ms / 1000.0;
 			} else if (phase == TERM_SENT) {
-				strbuf_addf(&c->out, "%*s# still running %u ms after SIGTERM: SIGKILL\n",
+				strbuf_addf(&c->out,
+					    "%*s# still running %u ms after SIGTERM: SIGKILL\n",
 					    TAPBOOT_NEST_INDENT, "", c->grace_ms);
 				init_sweep(ch);
 				phase = KILL_SENT;
@@ -319,7 +327,7 @@ static void drain(struct init_ctx *c, int fd, struct init_output *o, char *buf, 
 	double end = now_s() + INIT_DRAIN_MS / 1000.0;
 
 	while (fd >= 0) {
-		struct pollfd p = { fd, POLLIN, 0 };
+		struct pollfd p = {fd, POLLIN, 0};
 		int ms = ms_until(end);
 
 		if (ms == 0 || poll(&p, 1, ms) <= 0)
@@ -348,10 +356,10 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	char *cwd = xasprintf("%s%s", c->root, dir);
 	char **envp = build_env(t);
 	char **argv = xcalloc(t->args.n + 2, sizeof(*argv));
-	struct init_child ch = { 0, false, 0 };
+	struct init_child ch = {0, false, 0};
 	struct init_output o;
 	struct init_health h;
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1};
 	size_t bufsize = 65536;
 	char *buf = xmalloc(bufsize);
 	double start;

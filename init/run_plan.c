@@ -43,8 +43,8 @@ unsigned init_run_plan(struct init_ctx *c, const struct plan *p)
 
 	if (uname(&u) < 0)
 		strcpy(u.release, "unknown");
-	strbuf_addf(&c->out, "%snonce=%s tests=%zu kernel=%s\n", TAPBOOT_MARK_BEGIN, c->opt.nonce, n,
-		    u.release);
+	strbuf_addf(&c->out, "%snonce=%s tests=%zu kernel=%s\n", TAPBOOT_MARK_BEGIN, c->opt.nonce,
+		    n, u.release);
 	tap_version(&c->out, 0);
 	tap_plan(&c->out, 0, (unsigned)n);
 	for (size_t i = 0; i < c->opt.warnings.n; i++) {
@@ -60,11 +60,10 @@ unsigned init_run_plan(struct init_ctx *c, const struct plan *p)
 	}
 	for (size_t i = 0; i < n; i++)
 		run_one(c, &p->tests[sel[i]], (unsigned)i + 1);
-	strbuf_addf(&c->out,
-		    "%snonce=%s pass=%u fail=%u skip=%u xfail=%u xpass=%u timeout=%u\n",
-		    TAPBOOT_MARK_END, c->opt.nonce, c->counts[VERDICT_PASS], c->counts[VERDICT_FAIL],
-		    c->counts[VERDICT_SKIP], c->counts[VERDICT_XFAIL], c->counts[VERDICT_XPASS],
-		    c->counts[VERDICT_TIMEOUT]);
+	strbuf_addf(&c->out, "%snonce=%s pass=%u fail=%u skip=%u xfail=%u xpass=%u timeout=%u\n",
+		    TAPBOOT_MARK_END, c->opt.nonce, c->counts[VERDICT_PASS],
+		    c->counts[VERDICT_FAIL], c->counts[VERDICT_SKIP], c->counts[VERDICT_XFAIL],
+		    c->counts[VERDICT_XPASS], c->counts[VERDICT_TIMEOUT]);
 	init_flush(c);
 	for (int v = 0; v < VERDICT_COUNT; v++)
 		if (verdict_is_failure((enum verdict)v))

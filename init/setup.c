@@ -23,27 +23,27 @@ struct mnt {
 /* Order matters: /dev before the console, /sys before the file systems mounted under it.
  * /tmp and /dev/shm allow exec: kselftests build and run helpers there. */
 static const struct mnt mounts[] = {
-	{ "proc", "/proc", "proc", NSE, NULL, true },
-	{ "sysfs", "/sys", "sysfs", NSE, NULL, true },
-	{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755", true },
-	{ "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "gid=5,mode=620,ptmxmode=666",
-	  false },
-	{ "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", false },
-	{ "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", true },
-	{ "tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755", true },
-	{ "debugfs", "/sys/kernel/debug", "debugfs", NSE, NULL, false },
-	{ "tracefs", "/sys/kernel/tracing", "tracefs", NSE, NULL, false },
-	{ "configfs", "/sys/kernel/config", "configfs", NSE, NULL, false },
-	{ "cgroup2", "/sys/fs/cgroup", "cgroup2", NSE, NULL, false },
-	{ "bpf", "/sys/fs/bpf", "bpf", NSE, "mode=0700", false },
+	{"proc", "/proc", "proc", NSE, NULL, true},
+	{"sysfs", "/sys", "sysfs", NSE, NULL, true},
+	{"devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755", true},
+	{"devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "gid=5,mode=620,ptmxmode=666",
+	 false},
+	{"tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", false},
+	{"tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", true},
+	{"tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755", true},
+	{"debugfs", "/sys/kernel/debug", "debugfs", NSE, NULL, false},
+	{"tracefs", "/sys/kernel/tracing", "tracefs", NSE, NULL, false},
+	{"configfs", "/sys/kernel/config", "configfs", NSE, NULL, false},
+	{"cgroup2", "/sys/fs/cgroup", "cgroup2", NSE, NULL, false},
+	{"bpf", "/sys/fs/bpf", "bpf", NSE, "mode=0700", false},
 };
 
 /* What devtmpfs lacks and shells and tests expect (systemd and busybox mdev add them too). */
 static const char *const links[][2] = {
-	{ "/proc/self/fd", "/dev/fd" },
-	{ "/proc/self/fd/0", "/dev/stdin" },
-	{ "/proc/self/fd/1", "/dev/stdout" },
-	{ "/proc/self/fd/2", "/dev/stderr" },
+	{"/proc/self/fd", "/dev/fd"},
+	{"/proc/self/fd/0", "/dev/stdin"},
+	{"/proc/self/fd/1", "/dev/stdout"},
+	{"/proc/self/fd/2", "/dev/stderr"},
 };
 
 static int console_open(void)
@@ -75,14 +75,16 @@ int init_setup_pid1(char **why, struct strbuf *diag)
 		if (!m->required && (errno == ENODEV || errno == ENOENT))
 			continue;
 		if (m->required && !*why)
-			*why = xasprintf("cannot mount %s on %s: %s", m->type, m->dir, strerror(errno));
+			*why = xasprintf("cannot mount %s on %s: %s", m->type, m->dir,
+					 strerror(errno));
 		else if (!m->required)
 			strbuf_addf(diag, "# init: cannot mount %s on %s: %s\n", m->type, m->dir,
 				    strerror(errno));
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(links); i++)
 		if (symlink(links[i][0], links[i][1]) < 0 && errno != EEXIST)
-			strbuf_addf(diag, "# init: cannot link %s: %s\n", links[i][1], strerror(errno));
+			strbuf_addf(diag, "# init: cannot link %s: %s\n", links[i][1],
+				    strerror(errno));
 	if (console_open() < 0 && !*why)
 		*why = xasprintf("cannot open /dev/console: %s", strerror(errno));
 	return *why ? -1 : 0;

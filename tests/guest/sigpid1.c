@@ -7,7 +7,7 @@
 
 int main(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGPIPE };
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGPIPE};
 
 	if (getppid() != 1) {
 		puts("sigpid1: skip: not running under the guest init (parent is not PID 1)");

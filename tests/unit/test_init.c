@@ -57,10 +57,14 @@ static void test_ktap_detected(void)
 
 static void test_bad_utf8_no_newline(void)
 {
-	const char in[] = "a\xff" "b\xc3\xa9" "c\x1b[0m\xc2\x85\xed\xa0\x80" "end";
+	const char in[] = "a\xff"
+			  "b\xc3\xa9"
+			  "c\x1b[0m\xc2\x85\xed\xa0\x80"
+			  "end";
 	char *s = filter(in, sizeof(in) - 1, 0, NULL);
 
-	check_str(s, "    # a\\xffb\xc3\xa9" "c\\x1b[0m\\xc2\\x85\\xed\\xa0\\x80end\n"
+	check_str(s, "    # a\\xffb\xc3\xa9"
+		     "c\\x1b[0m\\xc2\\x85\\xed\\xa0\\x80end\n"
 		     "    # (no newline at end of output)\n");
 	free(s);
 }
@@ -78,7 +82,10 @@ static void test_long_line_split(void)
 	s = filter(in, n + 1, 0, NULL);
 	second = strchr(s, '\n') + 1;
 	check_int(strchr(s, '\n') - s, ==, 6 + INIT_LINE_MAX - 1);
-	check(!strncmp(second, "    # \xc3\xa9" "aaa", 11));
+	check(!strncmp(second,
+		       "    # \xc3\xa9"
+		       "aaa",
+		       11));
 	check_int(strlen(s), ==, 3 * 7 + n);
 	free(in);
 	free(s);
@@ -161,7 +168,7 @@ static void test_options(void)
 
 static char *selected(const char *cmdline)
 {
-	static const char *const names[] = { "net_a", "net_b", "mm_a", "mm_b", "fs_a" };
+	static const char *const names[] = {"net_a", "net_b", "mm_a", "mm_b", "fs_a"};
 	struct init_options o;
 	struct strbuf sb;
 	struct plan p;
@@ -234,8 +241,7 @@ static void test_kmsg(void)
 	strbuf_release(&out);
 }
 
-static char *report(struct init_result *r, const struct init_output *o,
-		    const struct init_health *h)
+static char *report(struct init_result *r, const struct init_output *o, const struct init_health *h)
 {
 	struct strbuf sb;
 

@@ -284,8 +284,9 @@ static void test_bad_utf8_no_newline(void)
 
 	script("bytes", "printf 'ok\\n\\377\\376 caf\\303\\251 \\033[1m end'\n");
 	out = run_init(plan, "", &status, NULL);
-	check(strstr(out, "# tapboot: run 1 bytes\n    # ok\n    # \\xff\\xfe caf\xc3\xa9 \\x1b[1m end\n"
-			  "    # (no newline at end of output)\nok 1 bytes\n") != NULL);
+	check(strstr(out,
+		     "# tapboot: run 1 bytes\n    # ok\n    # \\xff\\xfe caf\xc3\xa9 \\x1b[1m end\n"
+		     "    # (no newline at end of output)\nok 1 bytes\n") != NULL);
 	free(out);
 }
 
@@ -400,8 +401,9 @@ static void test_env_cwd_stdin_exec_errors(void)
 	char *out, *expect;
 	int status;
 
-	script("sub/env", "echo \"args=$# $1|$2 foo=$FOO home=$HOME path=$PATH\"\n"
-			  "echo \"pwd=${PWD##*/}\"\nread x && echo \"stdin=$x\" || echo stdin empty\n");
+	script("sub/env",
+	       "echo \"args=$# $1|$2 foo=$FOO home=$HOME path=$PATH\"\n"
+	       "echo \"pwd=${PWD##*/}\"\nread x && echo \"stdin=$x\" || echo stdin empty\n");
 	out = run_init(plan, "", &status, NULL);
 	check(strstr(out, "    # args=2 one|two words foo=bar home=/tmp "
 			  "path=/bin:/sbin:/usr/bin:/usr/sbin\n    # pwd=sub\n    # stdin empty\n"
@@ -411,13 +413,17 @@ static void test_env_cwd_stdin_exec_errors(void)
 		exit(1);
 	check(strstr(out, expect) != NULL);
 	free(expect);
-	if (asprintf(&expect, "  exit: 127\n  reason: \"cannot exec '%s/root/tests/nope': "
-			      "No such file or directory\"\n", test_tmpdir()) < 0)
+	if (asprintf(&expect,
+		     "  exit: 127\n  reason: \"cannot exec '%s/root/tests/nope': "
+		     "No such file or directory\"\n",
+		     test_tmpdir()) < 0)
 		exit(1);
 	check(strstr(out, expect) != NULL);
 	free(expect);
-	if (asprintf(&expect, "  reason: \"cannot chdir to '%s/root/nowhere': "
-			      "No such file or directory\"\n", test_tmpdir()) < 0)
+	if (asprintf(&expect,
+		     "  reason: \"cannot chdir to '%s/root/nowhere': "
+		     "No such file or directory\"\n",
+		     test_tmpdir()) < 0)
 		exit(1);
 	check(strstr(out, expect) != NULL);
 	free(expect);
@@ -471,7 +477,8 @@ static void test_kernel_health(void)
 	/* 8704 = 512 | 8192: only E is new, and E (unsigned module) does not fail a test */
 	check(strstr(out, "    # kernel: taint changed from 512 to 8704 (new: E)\nok 2 taint\n") !=
 	      NULL);
-	check(strstr(out, "    # kernel: taint changed from 8704 to 12800 (new: O)\nok 3 module\n") !=
+	check(strstr(out,
+		     "    # kernel: taint changed from 8704 to 12800 (new: O)\nok 3 module\n") !=
 	      NULL);
 	/* a failing test keeps its own reason; the kernel lines are still shown */
 	check(strstr(out, "    # kernel: Oops: 0000 [#1] SMP\nnot ok 4 failing\n") != NULL);
@@ -497,8 +504,9 @@ static void test_modules(void)
 			0644);
 	/* No module files: each load fails, which shows the order it was tried in (and proves
 	 * a failed module is a diagnostic, not the end of the run). */
-	out = run_init("tapboot-plan 1\nmodule top_mod\nmodule missing\ntest p\npath /tests/p\nend\n",
-		       "", &status, NULL);
+	out = run_init(
+		"tapboot-plan 1\nmodule top_mod\nmodule missing\ntest p\npath /tests/p\nend\n", "",
+		&status, NULL);
 	a = strstr(out, "/kernel/lib/base.ko': ");
 	b = strstr(out, "/kernel/net/mid.ko': ");
 	c = strstr(out, "/kernel/net/top-mod.ko.xz': ");
