@@ -550,7 +550,8 @@ static void busybox_applets(const char *bb, const struct builder_target *t, stru
 			strlist_push(out, fallback_applets[i]);
 }
 
-static int pack_busybox(struct image *img, const struct builder_opts *o)
+static int pack_busybox(struct image *img, const struct builder_opts *o,
+			const struct strlist *interps)
 {
 	struct strlist applets;
 	char *bb = find_busybox(o);
@@ -593,6 +594,27 @@ static int pack_busybox(struct image *img, const struct builder_opts *o)
 		if (!image_has(img, norm) && !image_add_symlink(img, norm, target.buf, bb))
 			ret = -1;
 		strbuf_release(&target);
+		free(norm);
+	}
+	/* Debian's busybox has no bash applet, but kselftest's #!/bin/bash scripts mostly run
+	 * under its ash: point a missing bash there rather than fail the exec. */
+	for (size_t i = 0; i < interps->n && !ret; i++) {
+		const char *ip = interps->v[i];
+		char *norm;
+
+		if (strcmp(ip, "/bin/bash") && strcmp(ip, "/usr/bin/bash"))
+			continue;
+		norm = image_path_normalise(ip, bb);
+		if (norm && !image_has(img, norm)) {
+			if (!o->quiet)
+				warning("no %s in the image: it runs the #! scripts as busybox ash",
+					ip);
+			if (!image_add_symlink(img, norm,
+					       !strcmp(norm, "bin/bash") ? "busybox"
+									 : "../../bin/busybox",
+					       bb))
+				ret = -1;
+		}
 		free(norm);
 	}
 	strlist_release(&applets);
@@ -990,7 +1012,7 @@ static int build_image(const struct builder_opts *o, const char *const *inputs, 
 			goto out;
 	}
 	if (o->busybox > 0 || (o->busybox == 0 && in.shebang && !image_has(img, "bin/sh")))
-		if (pack_busybox(img, o))
+		if (pack_busybox(img, o, &in.interps))
 			goto out;
 	for (size_t i = 0; i < o->load_modules.n; i++)
 		strlist_push(&mods, o->load_modules.v[i]);
@@ -1023,6 +1045,7 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		  const char *out_path, struct plan *plan_out)
 {
 	struct image img;
+	const char *cache;
 	char *tmp = NULL, *dir;
 	unsigned hits = 0;
 	int fd = -1, ret = -1;
@@ -1036,10 +1059,15 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	if (build_image(o, inputs, ninputs, &img, plan_out))
 		goto out;
 	/* Without a cache one archive (what cpio -t lists whole); with one, segments. */
-	if (image_finish(&img, o->cache_dir == NULL))
+	/* Uncompressed, packing from the page cache is as fast as copying a cached segment
+	 * (a 61 MB kselftest tree: 0.086 s packed, 0.11 s from the cache), so the cache and
+	 * its segments serve compressed images only; without them the image is one archive
+	 * (what `cpio -t` lists whole). */
+	cache = o->compress != BUILDER_COMPRESS_NONE ? o->cache_dir : NULL;
+	if (image_finish(&img, cache == NULL))
 		goto out;
 	warn_config(o->kernel_config, o->compress);
-	if (o->cache_dir && mkdir_p(o->cache_dir))
+	if (cache && mkdir_p(cache))
 		goto out;
 	dir = dir_of(out_path);
 	tmp = xasprintf("%s/.%s.XXXXXX", dir,
@@ -1047,7 +1075,7 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	free(dir);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		error_errno("cannot create '%s'", tmp);
+		error_errno("cannot create '%s'", out_path);
 		goto out;
 	}
 	mask = umask(0);
@@ -1062,9 +1090,8 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		image_segment_range(&img, s, &first, &count);
 		if (!count)
 			continue;
-		if (o->cache_dir
-			    ? write_cached(&img, s, o->compress, o->cache_dir, fd, out_path, &hits)
-			    : cpio_write_segment(&img, s, o->compress, fd, out_path))
+		if (cache ? write_cached(&img, s, o->compress, cache, fd, out_path, &hits)
+			  : cpio_write_segment(&img, s, o->compress, fd, out_path))
 			goto out_unlink;
 	}
 	if (close(fd)) {

@@ -28,6 +28,7 @@ void inputs_init(struct inputs *in, struct image *img, struct plan *plan,
 	in->target = target;
 	in->default_timeout = default_timeout;
 	strlist_init(&in->modules);
+	strlist_init(&in->interps);
 }
 
 void inputs_release(struct inputs *in)
@@ -38,6 +39,7 @@ void inputs_release(struct inputs *in)
 	}
 	free(in->dyn);
 	strlist_release(&in->modules);
+	strlist_release(&in->interps);
 }
 
 static char *read_all(const char *path, size_t *len, const char *origin)
@@ -84,14 +86,30 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 		return -1;
 	}
 	if (!ei.is_elf) {
-		char head[2];
+		char head[256];
 		int fd = open(host, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
 
-		if (fd >= 0) {
-			if (read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!')
-				in->shebang = true;
-			close(fd);
+		if (n >= 2 && head[0] == '#' && head[1] == '!') {
+			char *p = head + 2, *end;
+
+			in->shebang = true;
+			head[n] = '\0';
+			while (*p == ' ' || *p == '\t')
+				p++;
+			end = p + strcspn(p, " \t\r\n");
+			*end = '\0';
+			if (*p) {
+				bool seen = false;
+
+				for (size_t i = 0; i < in->interps.n; i++)
+					seen = seen || !strcmp(in->interps.v[i], p);
+				if (!seen)
+					strlist_push(&in->interps, p);
+			}
 		}
+		if (fd >= 0)
+			close(fd);
 	} else if (ei.machine != in->target->elf_machine) {
 		char mine[32];
 
@@ -652,11 +670,15 @@ static int manifest_test_attr(struct plan_test *t, struct strlist *w, const char
 			return error_at(file, line, "config '%s' does not start with CONFIG_",
 					w->v[1]);
 		strlist_push(&t->configs, w->v[1]);
+	} else if (!strcmp(k, "skip")) {
+		/* the host knows the test cannot run (e.g. missing kernel options): plan.h */
+		free(t->skip_reason);
+		t->skip_reason = xstrdup(w->v[1]);
 	} else {
 		return error_at(
 			file, line,
-			"unknown test attribute '%s' (expected timeout, cwd, arg, env, flag "
-			"or config)",
+			"unknown test attribute '%s' (expected timeout, cwd, arg, env, flag, "
+			"config or skip)",
 			k);
 	}
 	return 0;

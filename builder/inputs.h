@@ -24,6 +24,7 @@ struct inputs {
 	struct dyn_test *dyn; /* owned array */
 	size_t ndyn, dyn_alloc;
 	struct strlist modules; /* from manifest `module` lines */
+	struct strlist interps; /* the #! interpreters of the script tests, once each */
 };
 
 void inputs_init(struct inputs *in, struct image *img, struct plan *plan,
