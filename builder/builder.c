@@ -1,6 +1,7 @@
 /* builder.c: builder_build(): inputs -> image model -> cpio segments (cached) -> the output. */
 #include "builder.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -706,6 +707,29 @@ static int moddep_add(struct moddep *m, size_t i, struct strlist *order, struct 
 
 static int add_tree_at(struct image *img, const char *host, const char *image);
 
+/* modules.builtin lists the modules built into the kernel, one path a line. */
+static bool module_builtin(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/modules.builtin", dir), *line = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = 0;
+	bool found = false;
+	FILE *fp = fopen(path, "r");
+
+	strbuf_init(&sb);
+	while (fp && !found && getline(&line, &len, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		module_name(line, &sb);
+		found = same_module(sb.buf, name);
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+	free(path);
+	strbuf_release(&sb);
+	return found;
+}
+
 /* With modules requested: the modules.* indexes plus each requested module and its
  * dependencies, the plan's list in load order; without: the whole tree. */
 static int pack_modules(struct image *img, const char *dir, const struct strlist *want,
@@ -720,6 +744,34 @@ static int pack_modules(struct image *img, const char *dir, const struct strlist
 
 	if (!real)
 		return error_errno("cannot read modules directory '%s'", dir);
+	/* An INSTALL_MOD_PATH root holding lib/modules/VERSION (one version) works too. */
+	{
+		char *mods = xasprintf("%s/lib/modules", real),
+		     *dep = xasprintf("%s/modules.dep", real);
+		struct dirent **names;
+		int n = access(dep, R_OK) ? scandir(mods, &names, NULL, alphasort) : -1;
+		int found = 0;
+		char *one = NULL;
+
+		for (int i = 0; i < n; i++) {
+			if (names[i]->d_name[0] != '.') {
+				found++;
+				free(one);
+				one = xasprintf("%s/%s", mods, names[i]->d_name);
+			}
+			free(names[i]);
+		}
+		if (n >= 0)
+			free(names);
+		if (found == 1) {
+			free(real);
+			real = one;
+			one = NULL;
+		}
+		free(one);
+		free(mods);
+		free(dep);
+	}
 	version = strrchr(real, '/') + 1;
 	top = xasprintf("lib/modules/%s", version);
 	strlist_init(&files);
@@ -752,6 +804,8 @@ static int pack_modules(struct image *img, const char *dir, const struct strlist
 	for (size_t i = 0; i < want->n; i++) {
 		long j = moddep_find(&m, want->v[i]);
 
+		if (j < 0 && module_builtin(real, want->v[i]))
+			continue; /* built in: nothing to load */
 		if (j < 0) {
 			error("module '%s' is not in '%s'", want->v[i], depfile);
 			free(depfile);
@@ -1001,6 +1055,28 @@ static int build_image(const struct builder_opts *o, const char *const *inputs, 
 	}
 	if (!image_add_file(img, "init", o->init_path, 0755, o->init_path))
 		goto out;
+	{
+		struct elfinfo ei;
+		bool bad;
+
+		/* an init for another architecture panics the kernel ("No working init") */
+		elfinfo_init(&ei);
+		if (elfinfo_read(&ei, o->init_path, o->init_path)) {
+			elfinfo_release(&ei);
+			goto out;
+		}
+		bad = ei.is_elf &&
+		      (ei.machine != o->target.elf_machine || ei.bits != o->target.elf_class);
+		if (bad)
+			error("the init '%s' is built for %s (%u-bit), the kernel is %s (%u-bit)",
+			      o->init_path, elfinfo_machine_name(ei.machine), ei.bits,
+			      o->target.arch ? o->target.arch
+					     : elfinfo_machine_name(o->target.elf_machine),
+			      o->target.elf_class);
+		elfinfo_release(&ei);
+		if (bad)
+			goto out;
+	}
 	for (size_t i = 0; i < ninputs; i++)
 		if (inputs_add(&in, inputs[i]))
 			goto out;

@@ -520,6 +520,24 @@ static void test_bad_inputs(void)
 		free(want);
 		free(err);
 	}
+	/* an init for another architecture */
+	{
+		const char *in[] = {tmp("static")};
+
+		o.init_path = tmp("arm64-static");
+		err = build(&o, in, 1, tmp("bad.cpio"), &p, &ret);
+		o.init_path = tmp("init");
+		check_int(ret, ==, -1);
+		if (asprintf(&want,
+			     "tapboot: the init '%s' is built for aarch64 (64-bit), the kernel is "
+			     "x86_64 (64-bit)\n",
+			     tmp("arm64-static")) < 0)
+			exit(1);
+		check_str(err, want);
+		check(!exists(tmp("bad.cpio")));
+		free(want);
+		free(err);
+	}
 	/* an unwritable output directory leaves nothing and says why */
 	{
 		const char *in[] = {tmp("static")};
@@ -903,6 +921,25 @@ static void test_modules(void)
 	check_int(p.modules.n, ==, 0);
 	free(err);
 	plan_release(&p);
+	/* an INSTALL_MOD_PATH root, and a module built into the kernel */
+	test_write_file("mods/lib/modules/6.1.0-test/modules.builtin", "kernel/fs/ext4/ext4.ko\n",
+			23, 0644);
+	o.modules_dir = tmp("mods");
+	strlist_push(&o.load_modules, "ext4");
+	strlist_push(&o.load_modules, "z");
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("mod.cpio"), &p, &ret);
+	check_int(ret, ==, 0);
+	check_str(err, "");
+	check_int(p.modules.n, ==, 1);
+	check_str(p.modules.n ? p.modules.v[0] : "", "z");
+	out = sh("cpio -it --quiet < mod.cpio | grep '\\.ko$'", NULL);
+	check_str(out, "lib/modules/6.1.0-test/kernel/other/z.ko\n");
+	free(out);
+	free(err);
+	plan_release(&p);
+	strlist_release(&o.load_modules);
+	o.modules_dir = tmp("mods/lib/modules/6.1.0-test");
 	/* an unknown module */
 	strlist_push(&o.load_modules, "nosuch");
 	plan_init(&p);
