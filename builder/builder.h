@@ -3,7 +3,34 @@
  * Image layout: /init (the static init), /tapboot/plan (lib/plan.h), tests under /tests/: a lone
  * executable at /tests/BASENAME, a directory's contents at /tests/ (so a test's name is its path
  * relative to the directory), busybox at /bin/busybox with applet links, shared libraries and the
- * ELF interpreter at their sysroot-relative paths, modules under /lib/modules/VERSION. */
+ * ELF interpreter at their sysroot-relative paths, modules under /lib/modules/VERSION.
+ *
+ * Inputs (builder/inputs.c):
+ *   - an executable file: packed at /tests/BASENAME, one test;
+ *   - a directory: its contents at /tests/ (modes and symlinks kept, entries in byte order);
+ *     each executable regular file is a test named by its relative path (shared libraries,
+ *     ELF ET_DYN without interpreter, are not); a kselftest install tree (kselftest-list.txt
+ *     at its top) has exactly the listed tests, named COLLECTION/TEST, in the list's order,
+ *     with COLLECTION/settings' timeout=N;
+ *   - a regular file without execute permission: a tapboot manifest when its first line is
+ *     `tapboot-manifest 1` (docs/DESIGN.md), else a gen_init_cpio list (usr/gen_init_cpio.c:
+ *     file/dir/nod/slink/pipe/sock, file lines with extra hard-link names, ${VAR} in file
+ *     locations, relative locations from the working directory as gen_init_cpio reads them);
+ *     executable `file` entries under /tests/ are tests; the list's own /init is dropped
+ *     with a warning.
+ * Every test gets cwd = its directory and timeout = default_timeout unless it says otherwise.
+ * A test whose ELF machine or class is not the target's is refused; a dynamic one brings its
+ * PT_INTERP and DT_NEEDED closure from the sysroot (DT_RPATH/DT_RUNPATH with $ORIGIN and the
+ * test's own directory first). A #! test without /bin/sh in the image brings busybox
+ * (busybox = 0); #!/bin/bash then runs as busybox ash.
+ *
+ * Output: newc, entries sorted, owner 0:0 unless a list says otherwise, every mtime
+ * SOURCE_DATE_EPOCH or 0, inodes numbered in archive order: the same inputs give the same
+ * bytes. Uncompressed, or compressed without cache_dir: one archive. Compressed with
+ * cache_dir: concatenated archives (segments: base = init, libraries, busybox, modules; one
+ * per input, and one per top-level directory of a directory input; the plan last), each
+ * compressed on its own and kept in cache_dir under a hash of its entries and their sources'
+ * stat data, so a rebuild re-packs only what changed. Nothing evicts old segments. */
 #ifndef TAPBOOT_BUILDER_H
 #define TAPBOOT_BUILDER_H
 
