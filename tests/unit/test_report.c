@@ -275,9 +275,10 @@ static void t_junit(void)
 
 static void t_junit_fixtures(void)
 {
-	static const char *const logs[] = { "kselftest-runner.log", "kunit-ktap.log",
+	static const char *const logs[] = { "kselftest-runner.log",    "kunit-ktap.log",
 					    "tapboot-interleaved.log", "tapboot-panic.log",
-					    "kunit-oops-cut.log" };
+					    "kunit-oops-cut.log",      "real-x86_64-run-panic.log",
+					    "real-x86_64-no-root.log", "init-host-console.log" };
 
 	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
 		char p[512];

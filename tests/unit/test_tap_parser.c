@@ -374,7 +374,8 @@ static void t_chunking_invariant(void)
 {
 	static const char *const names[] = { "kselftest-runner.log", "kunit-ktap.log",
 					     "tapboot-interleaved.log", "tapboot-panic.log",
-					     "kunit-oops-cut.log" };
+					     "kunit-oops-cut.log", "real-x86_64-run-panic.log",
+					     "real-x86_64-no-root.log", "init-host-console.log" };
 
 	for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
 		size_t len;
@@ -683,6 +684,70 @@ static void t_limits(void)
 	}
 }
 
+static void t_real_consoles(void)
+{
+	static const char *const names[] = { "pass", "fail", "skip", "own_tap",
+					     "segv", "warn", "panic", "xfail" };
+	size_t len, n;
+	char *log;
+	struct tap_parser *p;
+	const struct tap_test *t;
+
+	/* a real boot (Debian 6.1 x86_64 under TCG, tapboot run, tests/guest programs) whose
+	 * seventh test panics the kernel with sysrq */
+	log = fixture("real-x86_64-run-panic.log", &len);
+	if (!check(log != NULL))
+		return;
+	p = tap_parser_new("cac43ae7f027d943aa36023a793d4376", NULL);
+	tap_parser_expect(p, names, 8);
+	tap_parser_feed(p, log, len);
+	tap_parser_finish(p, NULL);
+	t = tests(p, &n);
+	check_str(tree(p), "1:pass:pass[];2:fail:fail[exit 1];"
+			   "3:skip:skip[skip: the frobnicator is not present];"
+			   "4:fail:own_tap[exit 1]{1:pass:first thing works[];"
+			   "2:fail:second thing is broken[];3:skip:[no such feature];};"
+			   "5:fail:segv[killed by SIGSEGV];"
+			   "6:fail:warn[kernel warning: NMI backtrace for cpu 0];"
+			   "7:crash:panic[Kernel panic - not syncing: sysrq triggered crash];"
+			   "8:missing:xfail[not run: the kernel crashed];");
+	check(!tap_parser_summary(p)->complete);
+	check_str(tap_parser_summary(p)->kernel, "6.1.0-57-amd64");
+	if (n == 8) {
+		check(t[6].log && strstr(t[6].log, "RIP: 0033:0x430d70\n"));
+		check(t[5].duration_s > 0.554 && t[5].duration_s < 0.556);
+	}
+	tap_parser_free(p);
+	free(log);
+
+	/* a real boot without an initramfs: the panic, no TAP at all */
+	log = fixture("real-x86_64-no-root.log", &len);
+	if (!check(log != NULL))
+		return;
+	p = parse_chunked(NULL, log, len, 0, NULL);
+	check_str(tree(p), "");
+	check(!tap_parser_summary(p)->complete);
+	check_str(tap_parser_summary(p)->crash_line,
+		  "Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)");
+	tap_parser_free(p);
+	free(log);
+
+	/* the init's own output (init-host) */
+	log = fixture("init-host-console.log", &len);
+	if (!check(log != NULL))
+		return;
+	p = parse_chunked("abc123", log, len, 0, NULL);
+	check_str(tree(p), "1:pass:pass[];2:fail:fail[exit 1];"
+			   "3:skip:skip[skip: the frobnicator is not present];"
+			   "4:fail:segv[killed by SIGSEGV];"
+			   "5:fail:own_tap[exit 1]{1:pass:first thing works[];"
+			   "2:fail:second thing is broken[];3:skip:[no such feature];};"
+			   "6:pass:badutf8[];");
+	check(tap_parser_summary(p)->complete);
+	tap_parser_free(p);
+	free(log);
+}
+
 int main(void)
 {
 	TEST(t_basic_tap13, "TAP 13 basics: plan, ok/not ok, numbers, descriptions");
@@ -706,5 +771,6 @@ int main(void)
 	TEST(t_crash_but_complete, "a crash in a completed run, a cut without a crash");
 	TEST(t_multiple_docs_plan_unmet, "several documents, unmet plans, no plan");
 	TEST(t_limits, "garbage plans, deep nesting, log cap");
+	TEST(t_real_consoles, "consoles captured from a real boot and from the init");
 	return test_done();
 }
