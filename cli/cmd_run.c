@@ -1089,8 +1089,28 @@ static void boot_all(struct run *r, int sigfd)
 	free(wave);
 }
 
+/* What cut the console off, when tapboot did: the reason the running test gets. */
+static char *vm_cut_reason(struct run *r, const struct vm *vm)
+{
+	double idle, deadline;
+
+	limits(vm, &idle, &deadline);
+	switch (vm->res) {
+	case WATCH_IDLE:
+		return xasprintf("no console output for %.0f s: the guest hangs", idle);
+	case WATCH_DEADLINE:
+		return xasprintf("the run passed its deadline of %.0f s", deadline);
+	case WATCH_INTERRUPTED:
+		return xasprintf("interrupted by %s", strsignal(r->signo));
+	case WATCH_NO_FIRST_LINE:
+		return xstrdup("no console output from the guest");
+	default:
+		return NULL;
+	}
+}
+
 /* Why a VM's run did not complete, or NULL. */
-static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s)
+static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut)
 {
 	const char *qerr = vm->qemu_err;
 
@@ -1098,23 +1118,8 @@ static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s)
 		return NULL;
 	if (s->crashed && s->crash_line)
 		return xasprintf("kernel crashed: %s", s->crash_line);
-	switch (vm->res) {
-	case WATCH_IDLE:
-	case WATCH_DEADLINE: {
-		double idle, deadline;
-
-		limits(vm, &idle, &deadline);
-		return vm->res == WATCH_IDLE ?
-			       xasprintf("no console output for %.0f s: the guest hangs", idle) :
-			       xasprintf("the run passed its deadline of %.0f s", deadline);
-	}
-	case WATCH_INTERRUPTED:
-		return xasprintf("interrupted by %s", strsignal(r->signo));
-	case WATCH_NO_FIRST_LINE:
-		return xstrdup("no console output from the guest");
-	default:
-		break;
-	}
+	if (cut)
+		return xstrdup(cut);
 	if (!vm->spawned)
 		return xasprintf("QEMU could not be started ('%s')", r->cfg.qemu);
 	if (!vm->begun)
@@ -1165,15 +1170,17 @@ static int finish_run(struct run *r, const char *cmd_line)
 	for (size_t v = 0; v < r->nvms; v++) {
 		struct vm *vm = &r->vms[v];
 		const struct tap_summary *s;
-		char *e;
+		char *e, *cut;
 
 		if (!vm->parser)
 			continue;
-		tap_parser_finish(vm->parser, NULL);
+		cut = vm_cut_reason(r, vm);
+		tap_parser_finish(vm->parser, cut);
 		if (vm->console)
 			fflush(vm->console);
 		s = tap_parser_summary(vm->parser);
-		e = vm_error(r, vm, s);
+		e = vm_error(r, vm, s, cut);
+		free(cut);
 		if (e) {
 			/* the cut reason for the running test: now that we know it */
 			if (errors.len)

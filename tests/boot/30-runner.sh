@@ -1,0 +1,136 @@
+#!/bin/bash
+# 30-runner.sh: issue 5's failure detection and runner features with real kernels and a real
+# QEMU: a guest hang, an init that cannot start, SIGTERM mid-run, QEMU killed, KVM's fallback,
+# -j sharding, disruptive isolation, a kernel build directory, live progress on a terminal.
+. "$(dirname "$0")/lib.sh"
+
+k=$(kernel x86_64)
+g=$GUEST/x86_64/static
+
+# A guest that hangs with no timeout: the idle limit stops it; the running test is crash.
+d=$WORK/idle
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --timeout 0 --idle-timeout 8 "$g/pass" "$g/hang" "$g/skip" >/dev/null 2>"$WORK/e-idle"
+is "$?" 3 "guest hang: exit 3"
+is "$(verdict "$d" pass)" pass "guest hang: the test before is kept"
+is "$(verdict "$d" hang)" crash "guest hang: the running test is crash"
+like "$(reason "$d" hang)" "no console output for 8 s" "guest hang: reason names the idle limit"
+is "$(verdict "$d" skip)" missing "guest hang: the test after is missing"
+like "$(cat "$WORK/e-idle")" "hangs" "guest hang: said on stderr"
+
+# An init that cannot start (the kernel command line points rdinit at nothing): the kernel
+# panics looking for a root file system; every test is missing.
+d=$WORK/noinit
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --append "rdinit=/does-not-exist" "$g/pass" >/dev/null 2>"$WORK/e-noinit"
+is "$?" 3 "no init: exit 3"
+is "$(verdict "$d" pass)" missing "no init: the test is missing"
+like "$(jq -r .error "$d/results.json")" "crashed|never reached" "no init: results.json says why"
+like "$(cat "$d/console.log")" "Kernel panic|No working init|VFS" "no init: the kernel's words are in console.log"
+
+# SIGTERM to tapboot mid-run: QEMU stopped, partial results written, exit 130.
+d=$WORK/term
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --timeout 60 "$g/pass" "$g/hang" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 120); do grep -q "tapboot: run 2" "$d/console.log" 2>/dev/null && break; sleep 0.5; done
+kill -TERM $pid
+wait $pid
+is "$?" 130 "SIGTERM: exit 130"
+is "$(verdict "$d" pass)" pass "SIGTERM: the finished test is kept"
+is "$(verdict "$d" hang)" crash "SIGTERM: the running test is reported, not passed"
+like "$(jq -r .error "$d/results.json")" "interrupted" "SIGTERM: results.json says interrupted"
+ok "$(pgrep -f "$d/initramfs.cpio" >/dev/null; test $? -ne 0; echo $?)" "SIGTERM: no QEMU outlives the run"
+
+# QEMU killed under the run (a fault injected into a real QEMU): exit 3, results kept.
+d=$WORK/qkill
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --timeout 60 "$g/pass" "$g/hang" >/dev/null 2>"$WORK/e-qkill" &
+pid=$!
+for _ in $(seq 1 120); do grep -q "tapboot: run 2" "$d/console.log" 2>/dev/null && break; sleep 0.5; done
+pkill -KILL -f "$d/initramfs.cpio"
+wait $pid
+is "$?" 3 "QEMU killed: exit 3"
+is "$(verdict "$d" pass)" pass "QEMU killed: the finished test is kept"
+is "$(verdict "$d" hang)" crash "QEMU killed: the running test is crash"
+
+# QEMU missing: a clear message, exit 3 (the VM failed), nothing silent.
+d=$WORK/noqemu
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --qemu qemu-system-nonexistent "$g/pass" >/dev/null 2>"$WORK/e-noqemu"
+is "$?" 3 "QEMU missing: exit 3"
+like "$(cat "$WORK/e-noqemu")" "cannot run 'qemu-system-nonexistent'" "QEMU missing: named"
+
+# --accel auto on this machine: /dev/kvm opens but guests do not boot (FACTS.md); auto falls
+# back to TCG by itself, says why, and remembers it for the next run.
+if [ -e /dev/kvm ]; then
+	cache=$WORK/cache
+	mkdir -p "$cache"
+	d=$WORK/kvm1
+	XDG_CACHE_HOME=$cache "$TAPBOOT" run --kernel "$k" -o "$d" "$g/pass" >/dev/null 2>"$WORK/e-kvm1"
+	rc=$?
+	if grep -q "accelerator: kvm (auto)" "$WORK/e-kvm1"; then
+		is "$rc" 0 "KVM works here: the run passes under it"
+	else
+		is "$rc" 0 "KVM broken here: the run still passes, under TCG"
+		like "$(cat "$WORK/e-kvm1")" "accelerator: tcg \(KVM did not reach the init" "auto says why it fell back"
+		is "$(jq -r .accel "$d/results.json")" tcg "results.json records tcg"
+		XDG_CACHE_HOME=$cache "$TAPBOOT" run --kernel "$k" -o "$WORK/kvm2" "$g/pass" >/dev/null 2>"$WORK/e-kvm2"
+		like "$(cat "$WORK/e-kvm2")" "failed to boot a guest here before" "the next run goes straight to TCG"
+	fi
+fi
+"$TAPBOOT" run --kernel "$(kernel arm64)" -o "$WORK/cross" "$GUEST/arm64/static/pass" >/dev/null 2>"$WORK/e-cross"
+like "$(cat "$WORK/e-cross")" "accelerator: tcg \(a arm64 guest on a" "a foreign guest is TCG, and the run says why"
+
+# -j 2: the same verdicts as -j 1, in plan order.
+tests="$g/pass $g/fail $g/skip $g/xfail $g/segv $g/own_tap"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/j1" -q --timeout 5 $tests >/dev/null 2>&1
+"$TAPBOOT" run --kernel "$k" -o "$WORK/j2" -q --timeout 5 -j 2 $tests >/dev/null 2>&1
+is "$?" 1 "-j 2: exit status as -j 1"
+is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j2/results.json")" "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j1/results.json")" "-j 2: same verdicts in plan order as -j 1"
+ok "$(test -s "$WORK/j2/console.1.log" && test -s "$WORK/j2/console.2.log"; echo $?)" "-j 2: one console log per VM"
+is "$("$TAPBOOT" parse --format json "$WORK/j2/console.log" | jq -c '[.tests[] | .result] | sort')" "$(jq -c '[.tests[] | .result] | sort' "$WORK/j2/results.json")" "-j 2: tapboot parse of the merged console.log agrees"
+
+# Disruptive tests: skipped unless asked; with --disruptive each runs in a VM of its own, so
+# one that panics the kernel takes nothing else down.
+m=$WORK/man
+mkdir -p "$m"
+cp "$g/pass" "$g/panic" "$g/skip" "$m/"
+cat >"$m/tests.manifest" <<EOT
+tapboot-manifest 1
+test pass pass
+test panic panic
+    flag disruptive
+test skip skip
+EOT
+d=$WORK/dis0
+"$TAPBOOT" run --kernel "$k" -o "$d" -q "$m/tests.manifest" >/dev/null 2>&1
+is "$?" 0 "disruptive not asked for: not run, the run passes"
+is "$(verdict "$d" panic)" skip "disruptive not asked for: skip"
+like "$(reason "$d" panic)" "disruptive" "disruptive not asked for: the reason says so"
+d=$WORK/dis1
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --disruptive "$m/tests.manifest" >/dev/null 2>&1
+is "$?" 3 "--disruptive: the panicking test's VM fails the run"
+is "$(verdict "$d" panic)" crash "--disruptive: the panic is a crash"
+is "$(verdict "$d" pass)" pass "--disruptive: the other VM's test before it passes"
+is "$(verdict "$d" skip)" skip "--disruptive: the test after it still ran (not missing)"
+is "$(jq -c '[.tests[] | .name]' "$d/results.json")" '["pass","panic","skip"]' "--disruptive: plan order kept"
+
+# A kernel build directory (O=): the image under arch/ARCH/boot, the arch and config from its
+# .config; a .config elsewhere (the source tree) is not read.
+b=$WORK/build-arm64
+mkdir -p "$b/arch/arm64/boot"
+ln -s "$(kernel arm64)" "$b/arch/arm64/boot/Image"
+cp "$(dirname "$(kernel arm64)")"/config-* "$b/.config"
+cp "$(dirname "$k")"/config-* "$WORK/.config"
+d=$WORK/odir
+"$TAPBOOT" run --kernel "$b" -o "$d" -q "$GUEST/arm64/static/pass" >/dev/null 2>&1
+is "$?" 0 "O= build directory: boots"
+is "$(jq -r .arch "$d/results.json")" arm64 "O= build directory: arch from its .config"
+mkdir -p "$WORK/emptybuild"
+"$TAPBOOT" run --kernel "$WORK/emptybuild" -o "$WORK/eb" "$g/pass" 2>"$WORK/e-eb"
+is "$?" 2 "a build directory without .config: exit 2"
+like "$(cat "$WORK/e-eb")" "no readable .config" "a build directory without .config: says so"
+
+# Live progress on a terminal: the running test and each verdict as it comes.
+if command -v script >/dev/null; then
+	script -qec "'$TAPBOOT' run --kernel '$k' -o '$WORK/tty' --timeout 5 '$g/pass' '$g/fail'" "$WORK/typescript" >/dev/null 2>&1
+	like "$(tr -d '\r' <"$WORK/typescript")" "running +pass" "terminal: shows what is running"
+	like "$(tr -d '\r' <"$WORK/typescript")" "fail +[0-9.]+s +fail" "terminal: one line per finished test"
+fi
+done_testing
