@@ -1,11 +1,13 @@
 /* test_kselftest.c: kselftest install tree -> manifest (builder/kselftest.c): settings, selection,
  * disruptive flags, config-fragment skips, names, and the manifest's exact bytes. */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builder.h"
 #include "harness.h"
 #include "kselftest.h"
 
@@ -523,6 +525,75 @@ static void test_quoting(void)
 	man_release(&a);
 }
 
+/* ---- the builder reads what kselftest_manifest writes ---- */
+
+struct build_arg {
+	struct builder_opts *o;
+	const char *manifest, *out;
+	struct plan *plan;
+};
+
+static int do_build(void *v)
+{
+	struct build_arg *b = v;
+	const char *in[] = {b->manifest};
+
+	return builder_build(b->o, in, 1, b->out, b->plan);
+}
+
+static void test_builder_roundtrip(void)
+{
+	struct man_arg a;
+	struct builder_opts bo;
+	struct plan p;
+	struct build_arg b;
+	struct strbuf sb = STRBUF_INIT;
+	char *err, *out = xasprintf("%s/ks.cpio", test_tmpdir());
+	int ret = 0;
+
+	man_init(&a, FIX "/install");
+	a.o.src_dir = FIX "/src";
+	a.o.kernel_config = FIX "/kernel.config";
+	check_ok(kselftest_manifest(&a.o, a.out, &a.info));
+	builder_opts_init(&bo);
+	bo.init_path = put("ks-init", "#!init\n", 0755);
+	bo.target.arch = "x86_64";
+	bo.target.elf_machine = EM_X86_64;
+	bo.target.elf_class = 64;
+	bo.target.sysroot = "/";
+	bo.quiet = true;
+	bo.busybox = -1;
+	plan_init(&p);
+	b = (struct build_arg){&bo, a.out, out, &p};
+	err = test_capture_stderr(do_build, &b, &ret);
+	check_int(ret, ==, 0);
+	if (ret)
+		printf("# stderr: %s", err);
+	plan_write(&p, &sb);
+	check_str(sb.buf,
+		  "tapboot-plan 1\n"
+		  "test alpha:alpha_test\npath /kselftest/alpha/alpha_test\ncwd /kselftest/alpha\n"
+		  "timeout 0\nconfig CONFIG_ALPHA\nend\n"
+		  "test alpha:alpha.sh\npath /kselftest/alpha/alpha.sh\ncwd /kselftest/alpha\n"
+		  "timeout 0\nconfig CONFIG_ALPHA\nend\n"
+		  "test beta:beta_test\npath /kselftest/beta/beta_test\ncwd /kselftest/beta\n"
+		  "timeout 120\nflag disruptive\nconfig CONFIG_BETA\nconfig CONFIG_BETA_MOD\n"
+		  "config CONFIG_BETA_BUILTIN\nskip missing kernel options: CONFIG_BETA, "
+		  "CONFIG_BETA_MOD (=m, no modules in the image)\nend\n"
+		  "test beta:needs-opts\npath /kselftest/beta/needs-opts\ncwd /kselftest/beta\n"
+		  "timeout 120\nconfig CONFIG_BETA\nconfig CONFIG_BETA_MOD\n"
+		  "config CONFIG_BETA_BUILTIN\nskip missing kernel options: CONFIG_BETA, "
+		  "CONFIG_BETA_MOD (=m, no modules in the image)\nend\n"
+		  "test gamma:gamma_test\npath /kselftest/gamma/gamma_test\ncwd /kselftest/gamma\n"
+		  "timeout 45\nflag disruptive\nend\n");
+	strbuf_release(&sb);
+	free(err);
+	free(out);
+	plan_release(&p);
+	builder_opts_release(&bo);
+	man_release(&a);
+}
+
 /* ---- names ---- */
 
 static void test_name_mapping(void)
@@ -568,6 +639,7 @@ int main(void)
 	TEST(test_disruptive, "the shipped disruptive list flags tests; a bad list line");
 	TEST(test_tree_errors, "missing test, bad list line, bad settings, no tree");
 	TEST(test_quoting, "values with blanks are quoted");
+	TEST(test_builder_roundtrip, "the builder reads the manifest into the expected plan");
 	TEST(test_name_mapping, "name mapping with run_kselftest.sh");
 	return test_done();
 }
