@@ -295,11 +295,12 @@ static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *nam
 		free(im);
 	}
 	if (ret > 0)
-		ret = error(
-			"%s: '%s' needs '%s', which is not in the sysroot '%s' (searched %s/lib, "
-			"%s/usr/lib and the multiarch directories)",
-			origin, host, name, d->sysroot, strcmp(d->sysroot, "/") ? d->sysroot : "",
-			strcmp(d->sysroot, "/") ? d->sysroot : "");
+		ret = error(ORIGIN_FMT
+			    "'%s' needs '%s', which is not in the sysroot '%s' (searched %s/lib, "
+			    "%s/usr/lib and the multiarch directories)",
+			    ORIGIN_ARGS(origin, host), host, name, d->sysroot,
+			    strcmp(d->sysroot, "/") ? d->sysroot : "",
+			    strcmp(d->sysroot, "/") ? d->sysroot : "");
 	free(obj_hdir);
 	free(obj_idir);
 	free(test_hdir);
@@ -325,9 +326,9 @@ static int deps_follow(struct deps *d, const char *host, const char *image, cons
 		d->interp_base =
 			xstrdup(strrchr(ei.interp, '/') ? strrchr(ei.interp, '/') + 1 : ei.interp);
 		if (!h)
-			ret = error("%s: '%s' needs the interpreter '%s', which is not in the "
-				    "sysroot '%s'",
-				    origin, host, ei.interp, d->sysroot);
+			ret = error(ORIGIN_FMT "'%s' needs the interpreter '%s', which is not in "
+					       "the sysroot '%s'",
+				    ORIGIN_ARGS(origin, host), host, ei.interp, d->sysroot);
 		else
 			ret = deps_pack(d, h, ei.interp, test_host, test_image, origin);
 		free(h);

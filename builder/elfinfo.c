@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "image.h"
 
 void elfinfo_init(struct elfinfo *ei)
 {
@@ -131,10 +132,10 @@ int elfinfo_read(struct elfinfo *ei, const char *path, const char *origin)
 	elfinfo_release(ei);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return error_errno("%s: cannot open '%s'", origin, path);
+		return error_errno(ORIGIN_FMT "cannot open '%s'", ORIGIN_ARGS(origin, path), path);
 	r = pread(fd, magic, sizeof(magic), 0);
 	if (r < 0) {
-		error_errno("%s: cannot read '%s'", origin, path);
+		error_errno(ORIGIN_FMT "cannot read '%s'", ORIGIN_ARGS(origin, path), path);
 		goto out_close;
 	}
 	if (r < (ssize_t)sizeof(magic) || memcmp(magic, ELFMAG, SELFMAG)) {
@@ -148,7 +149,8 @@ int elfinfo_read(struct elfinfo *ei, const char *path, const char *origin)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    elf_getphdrnum(elf, &phnum)) {
-		error("%s: '%s' is a damaged ELF file: %s", origin, path, elf_errmsg(-1));
+		error(ORIGIN_FMT "'%s' is a damaged ELF file: %s", ORIGIN_ARGS(origin, path), path,
+		      elf_errmsg(-1));
 		goto out_end;
 	}
 	ei->is_elf = true;
@@ -164,13 +166,15 @@ int elfinfo_read(struct elfinfo *ei, const char *path, const char *origin)
 		s = elf_rawfile(elf, NULL);
 		if (!s || ph.p_offset + ph.p_filesz > (GElf_Off)lseek(fd, 0, SEEK_END) ||
 		    !ph.p_filesz) {
-			error("%s: '%s' is a damaged ELF file: bad PT_INTERP", origin, path);
+			error(ORIGIN_FMT "'%s' is a damaged ELF file: bad PT_INTERP",
+			      ORIGIN_ARGS(origin, path), path);
 			goto out_end;
 		}
 		ei->interp = xstrndup(s + ph.p_offset, ph.p_filesz);
 	}
 	if (read_dynamic(elf, ei, &pie)) {
-		error("%s: '%s' is a damaged ELF file: %s", origin, path, elf_errmsg(-1));
+		error(ORIGIN_FMT "'%s' is a damaged ELF file: %s", ORIGIN_ARGS(origin, path), path,
+		      elf_errmsg(-1));
 		goto out_end;
 	}
 	ei->shared_lib = ei->type == ET_DYN && !ei->interp && !pie;

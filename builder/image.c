@@ -77,7 +77,8 @@ char *image_path_normalise(const char *path, const char *origin)
 	}
 	if (!sb.len) {
 		strbuf_release(&sb);
-		error("%s: '%s' does not name anything below the image root", origin, path);
+		error(ORIGIN_FMT "'%s' does not name anything below the image root",
+		      ORIGIN_ARGS(origin, path), path);
 		return NULL;
 	}
 	return strbuf_detach(&sb);
@@ -109,16 +110,17 @@ struct image_entry *image_add_file(struct image *img, const char *path, const ch
 	struct stat st;
 
 	if (stat(src, &st)) {
-		error_errno("%s: cannot read '%s'", origin, src);
+		error_errno(ORIGIN_FMT "cannot read '%s'", ORIGIN_ARGS(origin, src), src);
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		error("%s: '%s' is not a regular file", origin, src);
+		error(ORIGIN_FMT "'%s' is not a regular file", ORIGIN_ARGS(origin, src), src);
 		return NULL;
 	}
 	if ((uint64_t)st.st_size > NEWC_MAX_SIZE) {
-		error("%s: '%s' is 4 GiB or larger (%" PRIu64 " bytes): newc cpio cannot hold it",
-		      origin, src, (uint64_t)st.st_size);
+		error(ORIGIN_FMT "'%s' is 4 GiB or larger (%" PRIu64
+				 " bytes): newc cpio cannot hold it",
+		      ORIGIN_ARGS(origin, src), src, (uint64_t)st.st_size);
 		return NULL;
 	}
 	e = add(img, path, IMAGE_FILE, perm, origin);
@@ -155,7 +157,8 @@ struct image_entry *image_add_symlink(struct image *img, const char *path, const
 	struct image_entry *e;
 
 	if (!*target) {
-		error("%s: symlink '%s' has an empty target", origin, path);
+		error(ORIGIN_FMT "symlink '%s' has an empty target", ORIGIN_ARGS(origin, path),
+		      path);
 		return NULL;
 	}
 	e = add(img, path, IMAGE_SYMLINK, 0777, origin);

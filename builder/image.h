@@ -7,10 +7,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "builder.h"
 #include "strbuf.h"
+
+/* Messages about a file name the input line it came from (origin, "list:3") first, unless that
+ * is the file itself: error(ORIGIN_FMT "cannot read '%s'", ORIGIN_ARGS(origin, path), path). */
+#define ORIGIN_FMT "%s%s"
+#define ORIGIN_ARGS(origin, subject)                                                               \
+	(strcmp((origin), (subject)) ? (origin) : ""), (strcmp((origin), (subject)) ? ": " : "")
 
 enum image_type {
 	IMAGE_FILE,

@@ -49,7 +49,7 @@ static char *read_all(const char *path, size_t *len, const char *origin)
 	char buf[65536];
 
 	if (fd < 0) {
-		error_errno("%s: cannot open '%s'", origin, path);
+		error_errno(ORIGIN_FMT "cannot open '%s'", ORIGIN_ARGS(origin, path), path);
 		return NULL;
 	}
 	strbuf_init(&sb);
@@ -59,7 +59,7 @@ static char *read_all(const char *path, size_t *len, const char *origin)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			error_errno("%s: cannot read '%s'", origin, path);
+			error_errno(ORIGIN_FMT "cannot read '%s'", ORIGIN_ARGS(origin, path), path);
 			close(fd);
 			strbuf_release(&sb);
 			return NULL;
@@ -114,11 +114,13 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 		char mine[32];
 
 		snprintf(mine, sizeof(mine), "%s", elfinfo_machine_name(ei.machine));
-		ret = error("%s: '%s' is built for %s, the kernel is %s", origin, host, mine,
+		ret = error(ORIGIN_FMT "'%s' is built for %s, the kernel is %s",
+			    ORIGIN_ARGS(origin, host), host, mine,
 			    elfinfo_machine_name(in->target->elf_machine));
 	} else if (ei.bits != in->target->elf_class) {
-		ret = error("%s: '%s' is a %u-bit %s program, the kernel is %u-bit", origin, host,
-			    ei.bits, elfinfo_machine_name(ei.machine), in->target->elf_class);
+		ret = error(ORIGIN_FMT "'%s' is a %u-bit %s program, the kernel is %u-bit",
+			    ORIGIN_ARGS(origin, host), host, ei.bits,
+			    elfinfo_machine_name(ei.machine), in->target->elf_class);
 	} else if (ei.interp) {
 		xgrow(&in->dyn, &in->dyn_alloc, in->ndyn + 1, sizeof(*in->dyn));
 		in->dyn[in->ndyn].host = xstrdup(host);
@@ -711,11 +713,12 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 		}
 		host = host_path(dir, w->v[1]);
 		if (stat(host, &st)) {
-			error_errno("%s: cannot read '%s'", origin, host);
+			error_errno(ORIGIN_FMT "cannot read '%s'", ORIGIN_ARGS(origin, host), host);
 			goto out;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			error("%s: '%s' is not a directory", origin, host);
+			error(ORIGIN_FMT "'%s' is not a directory", ORIGIN_ARGS(origin, host),
+			      host);
 			goto out;
 		}
 		img = image_path_normalise(w->v[2], origin);
@@ -736,7 +739,8 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 		host = host_path(dir, w->v[1]);
 		if (w->n == 3) {
 			if (stat(host, &st)) {
-				error_errno("%s: cannot read '%s'", origin, host);
+				error_errno(ORIGIN_FMT "cannot read '%s'",
+					    ORIGIN_ARGS(origin, host), host);
 				goto out;
 			}
 			mode = st.st_mode & 07777;
@@ -771,7 +775,8 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 			img = xasprintf(TESTS_DIR "/%s", name);
 			t = NULL;
 			if (stat(host, &st))
-				error_errno("%s: cannot read '%s'", origin, host);
+				error_errno(ORIGIN_FMT "cannot read '%s'",
+					    ORIGIN_ARGS(origin, host), host);
 			else if (image_add_file(in->img, img, host, (st.st_mode & 07777) | 0111,
 						origin))
 				t = add_test(in, name, img, host, origin);
