@@ -49,6 +49,19 @@ void kselftest_info_release(struct kselftest_info *info)
 	memset(info, 0, sizeof(*info));
 }
 
+void kselftest_info_describe(const struct kselftest_info *info, struct strbuf *out)
+{
+	strbuf_addf(out, "kselftest: %zu test%s from %zu collection%s (%zu disruptive)\n",
+		    info->ntests, info->ntests == 1 ? "" : "s", info->ncollections,
+		    info->ncollections == 1 ? "" : "s", info->ndisruptive);
+	for (size_t i = 0; i < info->nskipped; i++)
+		strbuf_addf(out, "kselftest: %s (%zu test%s) skipped: %s\n",
+			    info->skipped[i].collection, info->skipped[i].ntests,
+			    info->skipped[i].ntests == 1 ? "" : "s", info->skipped[i].reason);
+	if (info->config_note)
+		strbuf_addf(out, "kselftest: %s\n", info->config_note);
+}
+
 /* ---- small helpers ---- */
 
 /* Read a whole file. Returns 0, 1 when it does not exist and missing_ok, or -1 after a message. */

@@ -62,6 +62,11 @@ struct kselftest_info {
 
 void kselftest_info_init(struct kselftest_info *info);
 void kselftest_info_release(struct kselftest_info *info);
+/* Lines for the runner to print on stderr, each ending in '\n':
+ *   kselftest: 44 tests from 15 collections (0 disruptive)
+ *   kselftest: sync (1 test) skipped: missing kernel options: CONFIG_SW_SYNC
+ *   kselftest: kernel config unknown (--config): ...            (when not checked) */
+void kselftest_info_describe(const struct kselftest_info *info, struct strbuf *out);
 
 /* Write the manifest for o's selection to manifest_path (a temporary file in the same directory,
  * then renamed; a failure leaves nothing). Lines, for each selected test in list order:

@@ -12,8 +12,8 @@ need_check="libxml2-utils python3 clang jq"
 what=${1:-check}
 case $what in
 build) pkgs="$need_build" ;;
-demo) pkgs="$need_build $need_run $need_cross" ;;
-check) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check" ;;
+demo) pkgs="$need_build $need_run $need_cross rsync" ;;  # rsync: headers_install (kselftest-build.sh)
+check) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check rsync" ;;
 all) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check rsync bc flex bison libssl-dev" ;;
 *) echo "usage: $0 [build|demo|check|all]" >&2; exit 2 ;;
 esac

@@ -203,6 +203,12 @@ static void test_manifest_exact(void)
 			  "missing kernel options: CONFIG_BETA, CONFIG_BETA_MOD (=m, no modules in "
 			  "the image)");
 	}
+	strbuf_reset(&exp);
+	kselftest_info_describe(&a.info, &exp);
+	check_str(exp.buf,
+		  "kselftest: 5 tests from 3 collections (2 disruptive)\n"
+		  "kselftest: beta (2 tests) skipped: missing kernel options: CONFIG_BETA, "
+		  "CONFIG_BETA_MOD (=m, no modules in the image)\n");
 	free(got);
 	free(want);
 	free(install);
@@ -240,6 +246,16 @@ static void test_config_skips(void)
 	check_int(a.info.nconfig_skipped, ==, 0);
 	check_str(a.info.config_note, "kernel config unknown (--config): config fragments not "
 				      "checked, no tests skipped for missing options");
+	{
+		struct strbuf d = STRBUF_INIT;
+
+		kselftest_info_describe(&a.info, &d);
+		check_str(d.buf,
+			  "kselftest: 5 tests from 3 collections (2 disruptive)\n"
+			  "kselftest: kernel config unknown (--config): config fragments not "
+			  "checked, no tests skipped for missing options\n");
+		strbuf_release(&d);
+	}
 	free(m);
 	man_release(&a);
 
