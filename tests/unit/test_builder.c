@@ -1289,6 +1289,33 @@ static void test_busybox_arm64(void)
 	builder_opts_release(&o);
 }
 
+/* The kernel's own usr/default_cpio_list (6.1), unchanged. */
+static void test_kernel_default_list(void)
+{
+	struct builder_opts o;
+	struct plan p;
+	const char *in[] = {TAPBOOT_SRCDIR "/tests/fixtures/builder/default_cpio_list"};
+	char *err, *out;
+	int ret;
+
+	opts_x86(&o);
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("default.cpio"), &p, &ret);
+	check_int(ret, ==, 0);
+	check_str(err, "");
+	out = squeeze(
+		sh("cpio -itv --quiet < default.cpio | grep -v -e tapboot -e ' init$'", NULL));
+	check_str(out,
+		  L("drwxr-xr-x", 2, 0,
+		    "dev") "crw------- 1 root root 5, 1 Jan 1 1970 dev/console\n" L("drwx------", 2,
+										    0, "root"));
+	free(out);
+	check_int(p.n, ==, 0);
+	free(err);
+	plan_release(&p);
+	builder_opts_release(&o);
+}
+
 int main(void)
 {
 	setup();
@@ -1307,6 +1334,7 @@ int main(void)
 	TEST(test_source_date_epoch, "SOURCE_DATE_EPOCH sets every mtime");
 	TEST(test_config_warning, "a kernel config without CONFIG_RD_* warns");
 	TEST(test_segment_cache, "segment cache: reuse, one changed test re-packs one segment");
+	TEST(test_kernel_default_list, "the kernel's usr/default_cpio_list works unchanged");
 	TEST(test_kselftest_tree, "kselftest install tree: kselftest-list.txt and settings");
 	TEST(test_busybox_arm64, "busybox for arm64 fetched from Debian, links from the host's");
 	return test_done();
