@@ -31,36 +31,47 @@ int main(int argc, char **argv)
 	double ts = 1.5;
 	unsigned n = 0;
 
-	out += (unsigned long long)printf("# tapboot: begin nonce=c0ffee tests=0 kernel=6.1.0-57-amd64\r\nTAP version 13\r\n");
+	out += (unsigned long long)printf("# tapboot: begin nonce=c0ffee tests=0 "
+					  "kernel=6.1.0-57-amd64\r\nTAP version 13\r\n");
 	while (out < limit) {
 		unsigned subs = rnd(4);
 
 		n++;
-		out += (unsigned long long)printf("# tapboot: run %u suite%u/test-%u\r\n", n, n % 37, n);
+		out += (unsigned long long)printf("# tapboot: run %u suite%u/test-%u\r\n", n,
+						  n % 37, n);
 		if (subs) {
-			out += (unsigned long long)printf("    TAP version 13\r\n    1..%u\r\n", subs);
+			out += (unsigned long long)printf("    TAP version 13\r\n    1..%u\r\n",
+							  subs);
 			for (unsigned s = 1; s <= subs; s++)
-				out += (unsigned long long)printf("    ok %u sub case %u\r\n", s, s);
+				out += (unsigned long long)printf("    ok %u sub case %u\r\n", s,
+								  s);
 		}
 		for (unsigned k = rnd(6); k; k--) {
 			ts += rnd(1000) / 1e6;
 			if (rnd(2))
-				out += (unsigned long long)printf("[%5u.%06u][  T%u] %s\r\n", (unsigned)ts,
-								  (unsigned)((ts - (unsigned)ts) * 1e6), rnd(400),
-								  kmsg[rnd(8)]);
+				out += (unsigned long long)printf(
+					"[%5u.%06u][  T%u] %s\r\n", (unsigned)ts,
+					(unsigned)((ts - (unsigned)ts) * 1e6), rnd(400),
+					kmsg[rnd(8)]);
 			else
-				out += (unsigned long long)printf("[%5u.%06u] %s\r\n", (unsigned)ts,
-								  (unsigned)((ts - (unsigned)ts) * 1e6), kmsg[rnd(8)]);
-			out += (unsigned long long)printf("    # diagnostic output line %u of the test\r\n", k);
+				out += (unsigned long long)printf(
+					"[%5u.%06u] %s\r\n", (unsigned)ts,
+					(unsigned)((ts - (unsigned)ts) * 1e6), kmsg[rnd(8)]);
+			out += (unsigned long long)printf(
+				"    # diagnostic output line %u of the test\r\n", k);
 		}
 		if (rnd(50) == 0)
-			out += (unsigned long long)printf("ok %u suite%u/te[%5u.%06u] %s\r\nst-%u\r\n", n,
-							  n % 37, (unsigned)ts, 1, kmsg[rnd(8)], n);
+			out += (unsigned long long)printf(
+				"ok %u suite%u/te[%5u.%06u] %s\r\nst-%u\r\n", n, n % 37,
+				(unsigned)ts, 1, kmsg[rnd(8)], n);
 		else if (rnd(10) == 0)
-			out += (unsigned long long)printf("not ok %u suite%u/test-%u\r\n", n, n % 37, n);
+			out += (unsigned long long)printf("not ok %u suite%u/test-%u\r\n", n,
+							  n % 37, n);
 		else
-			out += (unsigned long long)printf("ok %u suite%u/test-%u\r\n", n, n % 37, n);
-		out += (unsigned long long)printf("  ---\r\n  duration_s: 0.%03u\r\n  exit: 0\r\n  ...\r\n", rnd(1000));
+			out += (unsigned long long)printf("ok %u suite%u/test-%u\r\n", n, n % 37,
+							  n);
+		out += (unsigned long long)printf(
+			"  ---\r\n  duration_s: 0.%03u\r\n  exit: 0\r\n  ...\r\n", rnd(1000));
 	}
 	printf("1..%u\r\n# tapboot: end nonce=c0ffee pass=%u\r\n", n, n);
 	return ferror(stdout) ? 1 : 0;

@@ -23,7 +23,7 @@
 #include "verdict.h"
 
 struct entry {
-	char *name; /* owned */
+	char *name;	    /* owned */
 	const char *reason; /* points into the JSON tree */
 	enum verdict v;
 	size_t pos, occ; /* position in its file; occurrence of this name */
@@ -54,7 +54,8 @@ static int add_tests(struct side *s, const struct json *tests, const char *paren
 			return error("'%s': a test without \"name\" or \"result\"", s->path);
 		v = verdict_from_name(result);
 		if (v < 0)
-			return error("'%s': unknown result '%s' of test '%s'", s->path, result, name);
+			return error("'%s': unknown result '%s' of test '%s'", s->path, result,
+				     name);
 		xgrow(&s->e, &s->alloc, s->n + 1, sizeof(*s->e));
 		e = &s->e[s->n];
 		memset(e, 0, sizeof(*e));
@@ -114,7 +115,8 @@ static void side_release(struct side *s)
 
 static int by_name(const void *a, const void *b)
 {
-	const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
+	const struct entry *x = *(const struct entry *const *)a,
+			   *y = *(const struct entry *const *)b;
 	int c = strcmp(x->name, y->name);
 
 	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
@@ -140,8 +142,8 @@ static int cmp_key(const struct entry *a, const struct entry *b)
 }
 
 enum cat { C_REGRESSION, C_FIXED, C_SKIP, C_CHANGED, C_NEW, C_VANISHED, C_COUNT };
-static const char *const cat_names[C_COUNT] = { "regression", "fixed", "skip", "changed", "new",
-						"vanished" };
+static const char *const cat_names[C_COUNT] = {"regression", "fixed", "skip",
+					       "changed",    "new",   "vanished"};
 
 struct change {
 	enum cat cat;
@@ -184,11 +186,11 @@ static void print_one(const struct change *c)
 
 int cmd_compare(int argc, char **argv)
 {
-	struct side o = { 0 }, n = { 0 };
+	struct side o = {0}, n = {0};
 	struct entry **ov = NULL, **nv = NULL;
 	struct change *ch = NULL;
 	size_t nch = 0, challoc = 0, i = 0, j = 0;
-	unsigned count[C_COUNT] = { 0 };
+	unsigned count[C_COUNT] = {0};
 	int status = EXIT_USAGE;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -209,7 +211,7 @@ int cmd_compare(int argc, char **argv)
 	nv = sorted(&n);
 	while (i < o.n || j < n.n) {
 		int c = i >= o.n ? 1 : j >= n.n ? -1 : cmp_key(ov[i], nv[j]);
-		struct change x = { C_CHANGED, NULL, NULL, 0 };
+		struct change x = {C_CHANGED, NULL, NULL, 0};
 
 		if (c < 0) {
 			x.cat = C_VANISHED;

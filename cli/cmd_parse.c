@@ -59,17 +59,17 @@ int cmd_parse(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "skip", required_argument, NULL, OPT_SKIP },
-		{ "expect-skip", required_argument, NULL, OPT_EXPECT_SKIP },
-		{ "suite", required_argument, NULL, OPT_SUITE },
-		{ "nonce", required_argument, NULL, OPT_NONCE },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"skip", required_argument, NULL, OPT_SKIP},
+		{"expect-skip", required_argument, NULL, OPT_EXPECT_SKIP},
+		{"suite", required_argument, NULL, OPT_SUITE},
+		{"nonce", required_argument, NULL, OPT_NONCE},
+		{"help", no_argument, NULL, OPT_HELP},
+		{NULL, 0, NULL, 0},
 	};
-	static const char *const fmt_names[] = { "summary", "tap", "json", "junit", "kcidb" };
+	static const char *const fmt_names[] = {"summary", "tap", "json", "junit", "kcidb"};
 	enum fmt fmt = FMT_SUMMARY;
-	struct report_policy pol = { REPORT_SKIP_OK, NULL };
+	struct report_policy pol = {REPORT_SKIP_OK, NULL};
 	struct strlist expect;
 	bool have_expect = false;
 	const char *suite = NULL, *nonce = NULL, *path = "-";

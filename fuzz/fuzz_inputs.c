@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct builder_target target = { "x86_64", 62 /* EM_X86_64 */, 64, "/" };
+	static const struct builder_target target = {"x86_64", 62 /* EM_X86_64 */, 64, "/"};
 	struct image img;
 	struct plan plan;
 	struct inputs in;

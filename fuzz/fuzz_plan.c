@@ -39,4 +39,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plan_release(&p);
 	return 0;
 }
-

@@ -135,8 +135,8 @@ static int string(struct reader *r, char **out, size_t *len)
 				strbuf_release(&sb);
 				return -1;
 			}
-			if (cp >= 0xd800 && cp <= 0xdbff && r->n - r->i >= 6 && r->s[r->i] == '\\' &&
-			    r->s[r->i + 1] == 'u') {
+			if (cp >= 0xd800 && cp <= 0xdbff && r->n - r->i >= 6 &&
+			    r->s[r->i] == '\\' && r->s[r->i + 1] == 'u') {
 				size_t save = r->i;
 
 				r->i += 2;
@@ -301,7 +301,7 @@ static int value(struct reader *r, struct json *j)
 
 int json_parse(struct json *out, const char *buf, size_t len, const char *file)
 {
-	struct reader r = { buf, len, 0, file, 0 };
+	struct reader r = {buf, len, 0, file, 0};
 
 	memset(out, 0, sizeof(*out));
 	if (value(&r, out))

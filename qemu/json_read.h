@@ -20,7 +20,7 @@ struct json {
 	char *str; /* owned, JSON_STRING */
 	size_t len;
 	struct json *items; /* owned, JSON_ARRAY and JSON_OBJECT (the values) */
-	char **keys; /* owned, JSON_OBJECT */
+	char **keys;	    /* owned, JSON_OBJECT */
 	size_t n, alloc;
 };
 

@@ -53,7 +53,7 @@ static void json_tests(FILE *fp, const struct tap_test *t, size_t n, unsigned de
 
 static void json_counts(FILE *fp, const struct report_run *r)
 {
-	unsigned count[VERDICT_COUNT] = { 0 };
+	unsigned count[VERDICT_COUNT] = {0};
 
 	for (size_t i = 0; i < r->ntests; i++)
 		count[r->tests[i].verdict]++;
@@ -137,7 +137,8 @@ static void id_add(struct strbuf *sb, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		strbuf_addch(sb, isalnum(c) || c == '-' || c == '_' || c == '+' || c == '.' ? c : '_');
+		strbuf_addch(sb,
+			     isalnum(c) || c == '-' || c == '_' || c == '+' || c == '.' ? c : '_');
 	}
 }
 
@@ -166,8 +167,8 @@ struct kcidb_ctx {
 	bool first;
 };
 
-static void kcidb_tests(struct kcidb_ctx *k, const struct tap_test *t, size_t n,
-			const char *parent, bool top)
+static void kcidb_tests(struct kcidb_ctx *k, const struct tap_test *t, size_t n, const char *parent,
+			bool top)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct strbuf path = STRBUF_INIT;
@@ -217,7 +218,7 @@ int report_kcidb_fprint(FILE *fp, const struct report_run *r)
 {
 	struct strbuf build = STRBUF_INIT, root = STRBUF_INIT;
 	const char *release = r->kernel_release;
-	struct kcidb_ctx k = { fp, NULL, 0, true };
+	struct kcidb_ctx k = {fp, NULL, 0, true};
 
 	if (!release && r->summary)
 		release = r->summary->kernel;

@@ -41,7 +41,8 @@ static void failing_subtests(struct strbuf *sb, const struct tap_test *t, const 
 {
 	for (size_t i = 0; i < t->nsub; i++) {
 		const struct tap_test *s = &t->subtests[i];
-		char *path = xasprintf("%s%s%s", parent, *parent ? " / " : "", s->name ? s->name : "");
+		char *path =
+			xasprintf("%s%s%s", parent, *parent ? " / " : "", s->name ? s->name : "");
 
 		if (verdict_is_failure(s->verdict))
 			strbuf_addf(sb, "%s: %s%s%s\n", path, verdict_name(s->verdict),
@@ -152,7 +153,8 @@ int report_junit_fprint(FILE *fp, const struct report_run *r)
 
 		fputs("  <testsuite", fp);
 		put_attr(fp, "name", s->name);
-		fprintf(fp, " tests=\"%zu\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\"",
+		fprintf(fp,
+			" tests=\"%zu\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\"",
 			s->n, s->failures, s->errors, s->skipped, s->time);
 		fprintf(fp, " id=\"%zu\">\n", j);
 		fputs("    <properties>\n", fp);

@@ -15,7 +15,7 @@
 static void summary_table(FILE *fp, const struct report_run *r)
 {
 	size_t w = 4;
-	unsigned count[VERDICT_COUNT] = { 0 };
+	unsigned count[VERDICT_COUNT] = {0};
 	bool first = true;
 
 	for (size_t i = 0; i < r->ntests; i++) {
@@ -39,8 +39,8 @@ static void summary_table(FILE *fp, const struct report_run *r)
 		if (t->reason) {
 			char *reason = report_one_line(t->reason);
 
-			fprintf(fp, "%-7s %9s  %-*s  %s\n", verdict_name(t->verdict), dur, (int)w, name,
-				reason);
+			fprintf(fp, "%-7s %9s  %-*s  %s\n", verdict_name(t->verdict), dur, (int)w,
+				name, reason);
 			free(reason);
 		} else {
 			fprintf(fp, "%-7s %9s  %s\n", verdict_name(t->verdict), dur, name);
@@ -81,7 +81,7 @@ static bool skip_expected(const struct report_policy *pol, const char *name)
 int report_exit_status_policy(const struct report_run *r, const struct report_policy *pol,
 			      struct strlist *offending)
 {
-	static const struct report_policy def = { REPORT_SKIP_OK, NULL };
+	static const struct report_policy def = {REPORT_SKIP_OK, NULL};
 	bool failed = false;
 
 	if (!pol)
@@ -91,7 +91,8 @@ int report_exit_status_policy(const struct report_run *r, const struct report_po
 
 		if (verdict_is_failure(t->verdict))
 			failed = true;
-		else if (t->verdict == VERDICT_SKIP && !skip_expected(pol, t->name ? t->name : "")) {
+		else if (t->verdict == VERDICT_SKIP &&
+			 !skip_expected(pol, t->name ? t->name : "")) {
 			failed = true;
 			if (offending) {
 				char *s = xasprintf("%s: %s", t->name ? t->name : "",

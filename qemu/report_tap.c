@@ -46,7 +46,8 @@ static void tap_tests(struct strbuf *sb, const struct tap_test *t, size_t n, uns
 		default:
 			break;
 		}
-		tap_result(sb, depth, ok, (unsigned)(i + 1), t[i].name, dir, dir ? t[i].reason : NULL);
+		tap_result(sb, depth, ok, (unsigned)(i + 1), t[i].name, dir,
+			   dir ? t[i].reason : NULL);
 		if (t[i].duration_s >= 0 || t[i].exit_code >= 0 || t[i].reason ||
 		    t[i].verdict == VERDICT_CRASH || t[i].verdict == VERDICT_MISSING) {
 			tap_yaml_begin(sb, depth);

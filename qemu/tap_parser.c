@@ -49,17 +49,18 @@ struct level {
 	size_t plen;
 	struct tap_test *tests; /* owned results of this level, not yet handed to a parent */
 	size_t n, alloc;
-	size_t doc_start; /* first test of the current document (kselftest prints one per collection) */
-	long plan; /* current document's plan, -1 none */
-	char *plan_skip; /* owned: "1..0 # SKIP reason" */
+	size_t doc_start; /* first test of the current document (kselftest prints one per
+			     collection) */
+	long plan;	  /* current document's plan, -1 none */
+	char *plan_skip;  /* owned: "1..0 # SKIP reason" */
 	unsigned last_num;
-	bool doc_used; /* a plan or result was seen in the current document */
+	bool doc_used;	    /* a plan or result was seen in the current document */
 	char *subtest_name; /* owned: this level's "# Subtest: NAME" (KTAP puts it inside) */
-	char *next_name; /* owned: a "# Subtest: NAME" for the next deeper block (TAP 14) */
+	char *next_name;    /* owned: a "# Subtest: NAME" for the next deeper block (TAP 14) */
 };
 
 struct tap_parser {
-	char *nonce; /* owned, may be NULL */
+	char *nonce;  /* owned, may be NULL */
 	bool foreign; /* no nonce given: a foreign log */
 	struct tap_parser_events ev;
 	char **expect;
@@ -79,7 +80,7 @@ struct tap_parser {
 	bool await; /* a result was just seen at yaml_level */
 	bool in_yaml;
 	size_t yaml_level, yaml_idx, yaml_indent;
-	char *yaml_note; /* owned: numbering note appended to the reason when the result ends */
+	char *yaml_note;  /* owned: numbering note appended to the reason when the result ends */
 	bool yaml_reason; /* the YAML block set the reason */
 	char *yaml_signal;
 
@@ -87,6 +88,8 @@ struct tap_parser {
 	bool pending_log_trunc;
 	struct strbuf cur_log; /* lines of the top-level result awaiting its YAML block */
 	bool cur_log_trunc;
+	size_t log_cap;	   /* TAP_LOG_CAP unless tap_parser_set_log_cap */
+	char *runner_name; /* owned: the kselftest runner's last "# selftests: C: T" header */
 
 	unsigned running; /* tapboot: run N */
 	char *running_name;
@@ -174,13 +177,17 @@ static void append_reason(char **reason, const char *more)
 }
 
 /* Append a line to a capped log buffer. */
-static void log_add(struct strbuf *sb, bool *trunc, const char *s, size_t n)
+static void log_add(struct strbuf *sb, bool *trunc, size_t cap, const char *s, size_t n)
 {
 	size_t room;
 
 	if (*trunc)
 		return;
-	room = TAP_LOG_CAP - sb->len;
+	if (!cap) {
+		*trunc = n > 0;
+		return;
+	}
+	room = cap - sb->len;
 	if (n + 1 > room) {
 		strbuf_add(sb, s, room > 0 ? room - 1 : 0);
 		*trunc = true;
@@ -219,8 +226,8 @@ static struct tap_test *tests_push(struct tap_test **v, size_t *n, size_t *alloc
 static enum verdict worst(const struct tap_test *v, size_t n)
 {
 	static const int rank[VERDICT_COUNT] = {
-		[VERDICT_PASS] = 0,    [VERDICT_SKIP] = 1,	  [VERDICT_XFAIL] = 2,
-		[VERDICT_XPASS] = 3,   [VERDICT_FAIL] = 4,	  [VERDICT_MISSING] = 5,
+		[VERDICT_PASS] = 0,    [VERDICT_SKIP] = 1,  [VERDICT_XFAIL] = 2,
+		[VERDICT_XPASS] = 3,   [VERDICT_FAIL] = 4,  [VERDICT_MISSING] = 5,
 		[VERDICT_TIMEOUT] = 6, [VERDICT_CRASH] = 7,
 	};
 	enum verdict w = VERDICT_PASS;
@@ -363,7 +370,7 @@ static void close_deeper(struct tap_parser *p, size_t keep, struct tap_test **su
 		level_pop(p, li, &v, &n, &r, &name);
 		if (kids) {
 			/* kids belonged to a level deeper than li whose parent result never came */
-			struct tap_test *g = tests_push(&v, &n, &(size_t){ n });
+			struct tap_test *g = tests_push(&v, &n, &(size_t){n});
 
 			g->name = sn ? sn : xstrdup("");
 			sn = NULL;
@@ -410,6 +417,7 @@ struct tap_parser *tap_parser_new(const char *nonce, const struct tap_parser_eve
 	p->depth = 1;
 	p->begin_tests = -1;
 	p->sum.planned = -1;
+	p->log_cap = TAP_LOG_CAP;
 	return p;
 }
 
@@ -430,10 +438,16 @@ void tap_parser_free(struct tap_parser *p)
 	free(p->yaml_note);
 	free(p->yaml_signal);
 	free(p->running_name);
+	free(p->runner_name);
 	free(p->sum.bail_reason);
 	free(p->sum.crash_line);
 	free(p->sum.kernel);
 	free(p);
+}
+
+void tap_parser_set_log_cap(struct tap_parser *p, size_t cap)
+{
+	p->log_cap = cap > TAP_LOG_CAP ? TAP_LOG_CAP : cap;
 }
 
 void tap_parser_expect(struct tap_parser *p, const char *const *names, size_t n)
@@ -513,7 +527,7 @@ static char *yaml_scalar(const char *s, size_t n)
 				else if (c == 't')
 					strbuf_addch(&sb, '\t');
 				else if (c == 'x' && i + 2 < n) {
-					char hex[3] = { s[i + 1], s[i + 2], 0 };
+					char hex[3] = {s[i + 1], s[i + 2], 0};
 
 					strbuf_addch(&sb, (int)strtol(hex, NULL, 16));
 					i += 2;
@@ -636,7 +650,7 @@ static enum kind classify(const char *s, size_t n)
 		return s[1] == 'k' && (n == 2 || s[2] == ' ' || s[2] == '\t') ? K_RESULT : K_TEXT;
 	case 'n':
 		return starts(s, n, "not ok") && (n == 6 || s[6] == ' ' || s[6] == '\t') ? K_RESULT
-											   : K_TEXT;
+											 : K_TEXT;
 	case '1':
 		return s[1] == '.' && n > 3 && s[2] == '.' && is_digit(s[3]) ? K_PLAN : K_TEXT;
 	case 'T':
@@ -659,7 +673,7 @@ static size_t directive(const char *s, size_t n, enum verdict *v, bool ok)
 	static const struct {
 		const char *word;
 		int kind; /* 0 skip, 1 todo, 2 xfail, 3 xpass, 4 timeout */
-	} words[] = { { "skip", 0 }, { "todo", 1 }, { "xfail", 2 }, { "xpass", 3 }, { "timeout", 4 } };
+	} words[] = {{"skip", 0}, {"todo", 1}, {"xfail", 2}, {"xpass", 3}, {"timeout", 4}};
 
 	for (size_t w = 0; w < ARRAY_SIZE(words); w++) {
 		size_t l = strlen(words[w].word);
@@ -751,7 +765,8 @@ static void handle_result(struct tap_parser *p, size_t li, const char *s, size_t
 				r++;
 			reason = dup_trim(s + r, n - r);
 		} else {
-			/* not a directive, a comment: kselftest runner's "# exit=1" is the reason */
+			/* not a directive, a comment: kselftest runner's "# exit=1" is the reason
+			 */
 			reason = dup_trim(s + k, n - k);
 		}
 	}
@@ -774,7 +789,8 @@ static void handle_result(struct tap_parser *p, size_t li, const char *s, size_t
 			   : xasprintf("out of order test number %lu (expected %u)", num,
 				       l->last_num + 1);
 	} else if (num != l->last_num + 1) {
-		note = xasprintf("out of order test number %lu (expected %u)", num, l->last_num + 1);
+		note = xasprintf("out of order test number %lu (expected %u)", num,
+				 l->last_num + 1);
 	}
 	if (num > l->last_num)
 		l->last_num = (unsigned)num;
@@ -801,6 +817,8 @@ static void handle_result(struct tap_parser *p, size_t li, const char *s, size_t
 	if (li == 0) {
 		struct strbuf tmp = p->cur_log;
 
+		free(p->runner_name);
+		p->runner_name = NULL;
 		p->cur_log = p->pending_log;
 		p->cur_log_trunc = p->pending_log_trunc;
 		p->pending_log = tmp;
@@ -962,8 +980,8 @@ static void tap_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 					yaml_line(p, r, rn);
 				return;
 			}
-		} else if (at_level && ind > 0 && rn == 3 && !memcmp(r, "---", 3) &&
-			   n >= base && !memcmp(s, p->lv[p->yaml_level].prefix, base)) {
+		} else if (at_level && ind > 0 && rn == 3 && !memcmp(r, "---", 3) && n >= base &&
+			   !memcmp(s, p->lv[p->yaml_level].prefix, base)) {
 			p->in_yaml = true;
 			p->yaml_indent = ind;
 			return;
@@ -1093,13 +1111,18 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 		struct tap_test *t = yaml_target(p);
 
 		owner = t ? t->num : 0;
-		log_add(&p->cur_log, &p->cur_log_trunc, s, n);
+		log_add(&p->cur_log, &p->cur_log_trunc, p->log_cap, s, n);
 	} else {
 		owner = p->running;
-		log_add(&p->pending_log, &p->pending_log_trunc, s, n);
+		log_add(&p->pending_log, &p->pending_log_trunc, p->log_cap, s, n);
 	}
 	if (p->ev.on_line)
 		p->ev.on_line(p->ev.ctx, owner, kernel, s, n);
+	if (!kernel && n > 12 && s[0] == '#' && starts(s, n, "# selftests: ")) {
+		/* run_kselftest.sh names the test before running it: the name of a crash */
+		free(p->runner_name);
+		p->runner_name = xstrndup(s + 2, rtrim(s, n) - 2);
+	}
 
 	if ((kernel || (n && s[0] != ' ' && s[0] != '#')) && is_crash_line(s, n)) {
 		if (!p->sum.crashed) {
@@ -1321,8 +1344,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 	l0 = &p->lv[0];
 
 	{
-		long plan = l0->plan >= 0 ? l0->plan
-					  : (l0->doc_start == 0 ? p->begin_tests : -1);
+		long plan = l0->plan >= 0 ? l0->plan : (l0->doc_start == 0 ? p->begin_tests : -1);
 		size_t seen = l0->n - l0->doc_start;
 
 		plan_met = plan < 0 ? (l0->n > 0 || p->any_plan) && !p->unmet
@@ -1346,7 +1368,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 		} else if (!p->sum.bailed_out && (nkids || (!plan_met && (l0->doc_used || l0->n) &&
 							    (p->sum.crashed || cut_reason)))) {
 			num = l0->last_num + 1;
-			name = kname;
+			name = kname && *kname ? kname : p->runner_name;
 		}
 		if (num) {
 			struct tap_test *t = tests_push(&l0->tests, &l0->n, &l0->alloc);
@@ -1360,9 +1382,10 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 			else
 				t->name = xasprintf("test %u", num);
 			t->verdict = VERDICT_CRASH;
-			t->reason = xstrdup(p->sum.crash_line ? p->sum.crash_line
-					    : cut_reason      ? cut_reason
-							      : "console output ended while the test was running");
+			t->reason = xstrdup(
+				p->sum.crash_line ? p->sum.crash_line
+				: cut_reason	  ? cut_reason
+					     : "console output ended while the test was running");
 			t->subtests = kids;
 			t->nsub = t->sub_alloc = nkids;
 			kids = NULL;
@@ -1389,9 +1412,8 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 	free(kname);
 	level_close_doc(p, 0);
 
-	p->sum.planned = p->any_plan ? (int)(p->planned_sum > 0x7fffffff ? 0x7fffffff
-									 : p->planned_sum)
-				     : -1;
+	p->sum.planned =
+		p->any_plan ? (int)(p->planned_sum > 0x7fffffff ? 0x7fffffff : p->planned_sum) : -1;
 	memset(p->sum.count, 0, sizeof(p->sum.count));
 	for (size_t i = 0; i < l0->n; i++)
 		p->sum.count[l0->tests[i].verdict]++;

@@ -41,6 +41,8 @@ struct tap_summary {
 	bool saw_begin; /* tapboot begin marker */
 	bool complete; /* tapboot end marker with the expected nonce, or (no nonce expected) a
 			* plan whose every test was seen */
+	/* (no nonce given but a begin marker seen: its nonce is the one expected; no nonce and no
+	 * markers: also no crash report seen.) */
 	bool bailed_out;
 	char *bail_reason; /* owned, may be NULL */
 	bool crashed; /* a kernel crash report was seen */
@@ -76,6 +78,11 @@ void tap_parser_free(struct tap_parser *p);
 /* The names of the planned tests, in plan order, so that tests never reached are reported as
  * missing by name (the parser copies them). Optional. */
 void tap_parser_expect(struct tap_parser *p, const char *const *names, size_t n);
+/* Keep at most cap bytes of log per top-level test in memory (default and maximum
+ * TAP_LOG_CAP; 0: keep none, log_truncated then says whether there was any). A runner that
+ * writes logs through on_line and needs no junit system-out saves memory with 0: with the
+ * default, the logs held are about as large as the console itself. */
+void tap_parser_set_log_cap(struct tap_parser *p, size_t cap);
 void tap_parser_feed(struct tap_parser *p, const char *buf, size_t len);
 /* End of stream. When the stream did not complete, the test that was running gets `crash` with
  * the crash line (or cut_reason, e.g. "no console output for 60 s") as reason, and every planned

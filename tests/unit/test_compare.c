@@ -62,7 +62,8 @@ static const char new_json[] =
 	" {\"name\": \"e\", \"result\": \"skip\", \"reason\": \"needs root\"},\n"
 	" {\"name\": \"fresh\", \"result\": \"fail\"},\n"
 	" {\"name\": \"k\", \"result\": \"fail\", \"subtests\": [\n"
-	"   {\"name\": \"k1\", \"result\": \"pass\"}, {\"name\": \"k2\", \"result\": \"missing\"}]},\n"
+	"   {\"name\": \"k1\", \"result\": \"pass\"}, {\"name\": \"k2\", \"result\": "
+	"\"missing\"}]},\n"
 	" {\"name\": \"f\", \"result\": \"timeout\"},\n"
 	" {\"name\": \"dup\", \"result\": \"pass\"}, {\"name\": \"dup\", \"result\": \"fail\"}\n"
 	"]}\n";
@@ -76,34 +77,36 @@ static void t_compare(void)
 
 	*strrchr(odir, '/') = '\0';
 	{
-		const char *args[] = { "compare", odir, n, NULL };
+		const char *args[] = {"compare", odir, n, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 	}
 	check_int(st, ==, 1);
-	check_str(out, "regression  c: pass -> crash (Kernel panic - not syncing)\n"
-		       "regression  k: pass -> fail\n"
-		       "regression  k :: k2: pass -> missing\n"
-		       "regression  dup: pass -> fail\n"
-		       "fixed       b: fail -> pass\n"
-		       "skip        d: skip -> pass\n"
-		       "skip        e: pass -> skip (needs root)\n"
-		       "changed     f: fail -> timeout\n"
-		       "new         fresh: fail\n"
-		       "vanished    gone: pass\n"
-		       "4 regressions, 1 fixed, 2 skip changes, 1 other changes, 1 new, 1 vanished\n");
+	check_str(out,
+		  "regression  c: pass -> crash (Kernel panic - not syncing)\n"
+		  "regression  k: pass -> fail\n"
+		  "regression  k :: k2: pass -> missing\n"
+		  "regression  dup: pass -> fail\n"
+		  "fixed       b: fail -> pass\n"
+		  "skip        d: skip -> pass\n"
+		  "skip        e: pass -> skip (needs root)\n"
+		  "changed     f: fail -> timeout\n"
+		  "new         fresh: fail\n"
+		  "vanished    gone: pass\n"
+		  "4 regressions, 1 fixed, 2 skip changes, 1 other changes, 1 new, 1 vanished\n");
 	check_str(err, "");
 	free(out);
 	free(err);
 
 	/* the same run twice: nothing to say, exit 0 */
 	{
-		const char *args[] = { "compare", n, n, NULL };
+		const char *args[] = {"compare", n, n, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 	}
 	check_int(st, ==, 0);
-	check_str(out, "0 regressions, 0 fixed, 0 skip changes, 0 other changes, 0 new, 0 vanished\n");
+	check_str(out,
+		  "0 regressions, 0 fixed, 0 skip changes, 0 other changes, 0 new, 0 vanished\n");
 	free(out);
 	free(err);
 	free(odir);
@@ -113,24 +116,24 @@ static void t_compare_bad_input(void)
 {
 	const char *bad = test_write_file("bad.json", "{\"tests\": [1,]}", 15, 0);
 	const char *nolist = test_write_file("nolist.json", "{\"x\": 1}", 8, 0);
-	const char *verdict = test_write_file("verdict.json",
-					      "{\"tests\": [{\"name\": \"a\", \"result\": \"meh\"}]}",
-					      43, 0);
+	const char *verdict = test_write_file(
+		"verdict.json", "{\"tests\": [{\"name\": \"a\", \"result\": \"meh\"}]}", 43, 0);
 	char *out, *err, want[1024];
 	int st;
 
 	{
-		const char *args[] = { "compare", bad, NULL };
+		const char *args[] = {"compare", bad, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 		check_int(st, ==, 2);
-		check_str(err, "tapboot: compare wants two arguments: OLD NEW (results directories or "
-			       "JSON files)\nusage: tapboot compare OLD NEW\n");
+		check_str(err,
+			  "tapboot: compare wants two arguments: OLD NEW (results directories or "
+			  "JSON files)\nusage: tapboot compare OLD NEW\n");
 		free(out);
 		free(err);
 	}
 	{
-		const char *args[] = { "compare", bad, bad, NULL };
+		const char *args[] = {"compare", bad, bad, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 		check_int(st, ==, 2);
@@ -140,7 +143,7 @@ static void t_compare_bad_input(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "compare", nolist, nolist, NULL };
+		const char *args[] = {"compare", nolist, nolist, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 		check_int(st, ==, 2);
@@ -150,7 +153,7 @@ static void t_compare_bad_input(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "compare", verdict, verdict, NULL };
+		const char *args[] = {"compare", verdict, verdict, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 		check_int(st, ==, 2);
@@ -161,11 +164,12 @@ static void t_compare_bad_input(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "compare", "/nonexistent/old", verdict, NULL };
+		const char *args[] = {"compare", "/nonexistent/old", verdict, NULL};
 
 		st = run(cmd_compare, args, &out, &err);
 		check_int(st, ==, 2);
-		check_str(err, "tapboot: cannot open '/nonexistent/old': No such file or directory\n");
+		check_str(err,
+			  "tapboot: cannot open '/nonexistent/old': No such file or directory\n");
 		free(out);
 		free(err);
 	}
@@ -181,9 +185,10 @@ static void t_json_reader(void)
 	struct json j;
 	int ret;
 
-	ret = parse_str(" {\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\","
-			" \"e\": {}, \"z\": []} ",
-			&j);
+	ret = parse_str(
+		" {\"a\": [1, -2.5e3, true, false, null], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\","
+		" \"e\": {}, \"z\": []} ",
+		&j);
 	if (check_int(ret, ==, 0)) {
 		const struct json *a = json_get(&j, "a");
 
@@ -198,9 +203,9 @@ static void t_json_reader(void)
 		json_release(&j);
 	}
 	{
-		static const char *const bad[] = { "", "{", "[1 2]", "{\"a\" 1}", "\"\x01\"", "01",
-						   "1.", "[1,]", "{\"a\":1,}", "tru", "\"\\x\"",
-						   "[] []", "\"abc" };
+		static const char *const bad[] = {
+			"",	"{",	      "[1 2]", "{\"a\" 1}", "\"\x01\"", "01",	"1.",
+			"[1,]", "{\"a\":1,}", "tru",   "\"\\x\"",   "[] []",	"\"abc"};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			char *e = NULL;

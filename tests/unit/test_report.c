@@ -94,38 +94,42 @@ static void t_json(void)
 	struct json doc;
 	int ret;
 
-	check_str(s,
-		  "{\n"
-		  "  \"tapboot_version\": \"" TAPBOOT_VERSION "\",\n"
-		  "  \"arch\": \"x86_64\",\n"
-		  "  \"kernel\": \"/boot/vmlinuz\",\n"
-		  "  \"kernel_release\": \"6.1.0-57-amd64\",\n"
-		  "  \"accel\": \"tcg\",\n"
-		  "  \"complete\": false,\n"
-		  "  \"error\": \"kernel crash: Kernel panic - not syncing: x\",\n"
-		  "  \"wall_s\": 3.500,\n"
-		  "  \"tests\": [\n"
-		  "    {\"name\": \"proc/fd-001-lookup\", \"result\": \"pass\", \"duration_s\": 0.012, "
-		  "\"reason\": null, \"exit_code\": 0},\n"
-		  "    {\"name\": \"net/socket\", \"result\": \"fail\", \"duration_s\": 0.231, "
-		  "\"reason\": \"exit 1\", \"exit_code\": 1, \"subtests\": [\n"
-		  "      {\"name\": \"socket(AF_INET)\", \"result\": \"pass\", \"duration_s\": null, "
-		  "\"reason\": null, \"exit_code\": null},\n"
-		  "      {\"name\": \"socket(AF_INET6)\", \"result\": \"fail\", \"duration_s\": null, "
-		  "\"reason\": \"EAFNOSUPPORT\", \"exit_code\": null}\n"
-		  "    ]},\n"
-		  "    {\"name\": \"mm/madv\", \"result\": \"skip\", \"duration_s\": 0.003, "
-		  "\"reason\": \"needs THP\", \"exit_code\": 4},\n"
-		  "    {\"name\": \"sysrq\", \"result\": \"crash\", \"duration_s\": null, "
-		  "\"reason\": \"Kernel panic - not syncing: x\", \"exit_code\": null},\n"
-		  "    {\"name\": \"later\", \"result\": \"missing\", \"duration_s\": null, "
-		  "\"reason\": \"not run: the kernel crashed\", \"exit_code\": null},\n"
-		  "    {\"name\": \"timers:slow\", \"result\": \"timeout\", \"duration_s\": 45.002, "
-		  "\"reason\": \"45 seconds\", \"exit_code\": null}\n"
-		  "  ],\n"
-		  "  \"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, \"xfail\": 0, \"xpass\": 0, "
-		  "\"timeout\": 1, \"crash\": 1, \"missing\": 1, \"total\": 6}\n"
-		  "}\n");
+	check_str(
+		s,
+		"{\n"
+		"  \"tapboot_version\": \"" TAPBOOT_VERSION "\",\n"
+		"  \"arch\": \"x86_64\",\n"
+		"  \"kernel\": \"/boot/vmlinuz\",\n"
+		"  \"kernel_release\": \"6.1.0-57-amd64\",\n"
+		"  \"accel\": \"tcg\",\n"
+		"  \"complete\": false,\n"
+		"  \"error\": \"kernel crash: Kernel panic - not syncing: x\",\n"
+		"  \"wall_s\": 3.500,\n"
+		"  \"tests\": [\n"
+		"    {\"name\": \"proc/fd-001-lookup\", \"result\": \"pass\", \"duration_s\": "
+		"0.012, "
+		"\"reason\": null, \"exit_code\": 0},\n"
+		"    {\"name\": \"net/socket\", \"result\": \"fail\", \"duration_s\": 0.231, "
+		"\"reason\": \"exit 1\", \"exit_code\": 1, \"subtests\": [\n"
+		"      {\"name\": \"socket(AF_INET)\", \"result\": \"pass\", \"duration_s\": null, "
+		"\"reason\": null, \"exit_code\": null},\n"
+		"      {\"name\": \"socket(AF_INET6)\", \"result\": \"fail\", \"duration_s\": "
+		"null, "
+		"\"reason\": \"EAFNOSUPPORT\", \"exit_code\": null}\n"
+		"    ]},\n"
+		"    {\"name\": \"mm/madv\", \"result\": \"skip\", \"duration_s\": 0.003, "
+		"\"reason\": \"needs THP\", \"exit_code\": 4},\n"
+		"    {\"name\": \"sysrq\", \"result\": \"crash\", \"duration_s\": null, "
+		"\"reason\": \"Kernel panic - not syncing: x\", \"exit_code\": null},\n"
+		"    {\"name\": \"later\", \"result\": \"missing\", \"duration_s\": null, "
+		"\"reason\": \"not run: the kernel crashed\", \"exit_code\": null},\n"
+		"    {\"name\": \"timers:slow\", \"result\": \"timeout\", \"duration_s\": 45.002, "
+		"\"reason\": \"45 seconds\", \"exit_code\": null}\n"
+		"  ],\n"
+		"  \"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, \"xfail\": 0, \"xpass\": "
+		"0, "
+		"\"timeout\": 1, \"crash\": 1, \"missing\": 1, \"total\": 6}\n"
+		"}\n");
 	/* and our own reader takes it back */
 	/* check_int evaluates its arguments twice: no side effects inside it */
 	ret = s ? json_parse(&doc, s, strlen(s), "x") : -1;
@@ -141,8 +145,8 @@ static void t_json(void)
 
 static void t_json_escaping(void)
 {
-	struct tap_test t = mk("a\"b\\c\n\t\x01\x7f \xc3\xa9 \xff \xed\xa0\x80 \xe2\x82", VERDICT_PASS,
-			       NULL, -1, -1);
+	struct tap_test t = mk("a\"b\\c\n\t\x01\x7f \xc3\xa9 \xff \xed\xa0\x80 \xe2\x82",
+			       VERDICT_PASS, NULL, -1, -1);
 	struct report_run r;
 	char *s;
 
@@ -193,7 +197,8 @@ static void t_tap(void)
 		t = tap_parser_tests(p, &n);
 		if (check_int(n, ==, 6)) {
 			for (size_t i = 0; i < 6; i++)
-				check_str(verdict_name(t[i].verdict), verdict_name(tests[i].verdict));
+				check_str(verdict_name(t[i].verdict),
+					  verdict_name(tests[i].verdict));
 			check_int(t[1].nsub, ==, 2);
 			check_str(t[1].subtests[1].reason, "EAFNOSUPPORT");
 		}
@@ -237,12 +242,13 @@ static void t_junit(void)
 			     "errors=\"3\" time=\"45.248\">"));
 	check(s && strstr(s, "<testsuite name=\"proc\" tests=\"1\" failures=\"0\" errors=\"0\" "
 			     "skipped=\"0\" time=\"0.012\" id=\"0\">"));
-	check(s && strstr(s, "<testcase name=\"socket\" classname=\"kselftest.net\" "
-			     "time=\"0.231\">\n"
-			     "      <failure message=\"exit 1\" type=\"fail\">socket(AF_INET6): fail: "
-			     "EAFNOSUPPORT\n</failure>\n"
-			     "      <system-out>ok 1 socket(AF_INET)\nnot ok 2 socket(AF_INET6)\n"
-			     "</system-out>"));
+	check(s &&
+	      strstr(s, "<testcase name=\"socket\" classname=\"kselftest.net\" "
+			"time=\"0.231\">\n"
+			"      <failure message=\"exit 1\" type=\"fail\">socket(AF_INET6): fail: "
+			"EAFNOSUPPORT\n</failure>\n"
+			"      <system-out>ok 1 socket(AF_INET)\nnot ok 2 socket(AF_INET6)\n"
+			"</system-out>"));
 	check(s && strstr(s, "<skipped message=\"needs THP\"/>"));
 	check(s && strstr(s, "<error message=\"Kernel panic - not syncing: x\" type=\"crash\">"));
 	check(s && strstr(s, "<error message=\"not run: the kernel crashed\" type=\"missing\">"));
@@ -253,7 +259,8 @@ static void t_junit(void)
 
 	/* markup, control characters and invalid UTF-8 in names, reasons and logs */
 	{
-		struct tap_test t = mk("x<&>\"'\x01y", VERDICT_FAIL, "bad \x02\xff reason\n2", 1, 1);
+		struct tap_test t =
+			mk("x<&>\"'\x01y", VERDICT_FAIL, "bad \x02\xff reason\n2", 1, 1);
 
 		t.log = (char *)"log \x1b[31mred\x1b[0m \xef\xbf\xbe <tag> & \xc3\n";
 		t.log_len = strlen(t.log);
@@ -275,10 +282,10 @@ static void t_junit(void)
 
 static void t_junit_fixtures(void)
 {
-	static const char *const logs[] = { "kselftest-runner.log",    "kunit-ktap.log",
-					    "tapboot-interleaved.log", "tapboot-panic.log",
-					    "kunit-oops-cut.log",      "real-x86_64-run-panic.log",
-					    "real-x86_64-no-root.log", "init-host-console.log" };
+	static const char *const logs[] = {"kselftest-runner.log",    "kunit-ktap.log",
+					   "tapboot-interleaved.log", "tapboot-panic.log",
+					   "kunit-oops-cut.log",      "real-x86_64-run-panic.log",
+					   "real-x86_64-no-root.log", "init-host-console.log"};
 
 	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
 		char p[512];
@@ -320,11 +327,15 @@ static void t_kcidb(void)
 	char *s = to_string(report_kcidb_fprint, &r);
 
 	check(s && !strncmp(s, "{\"version\": {\"major\": 4, \"minor\": 3},\n \"tests\": [\n", 48));
-	check(s && strstr(s, "{\"id\": \"tapboot:6.1.0-57-amd64-x86_64:kselftest.proc.fd-001-lookup:1\", "
-			     "\"build_id\": \"tapboot:6.1.0-57-amd64-x86_64\", \"origin\": \"tapboot\", "
-			     "\"path\": \"kselftest.proc.fd-001-lookup\", \"status\": \"PASS\", "
-			     "\"duration\": 0.012, \"misc\": {\"verdict\": \"pass\", \"exit_code\": 0}}"));
-	check(s && strstr(s, "\"path\": \"kselftest.net.socket.socket_AF_INET6\", \"status\": \"FAIL\""));
+	check(s &&
+	      strstr(s,
+		     "{\"id\": \"tapboot:6.1.0-57-amd64-x86_64:kselftest.proc.fd-001-lookup:1\", "
+		     "\"build_id\": \"tapboot:6.1.0-57-amd64-x86_64\", \"origin\": \"tapboot\", "
+		     "\"path\": \"kselftest.proc.fd-001-lookup\", \"status\": \"PASS\", "
+		     "\"duration\": 0.012, \"misc\": {\"verdict\": \"pass\", \"exit_code\": 0}}"));
+	check(s &&
+	      strstr(s,
+		     "\"path\": \"kselftest.net.socket.socket_AF_INET6\", \"status\": \"FAIL\""));
 	check(s && strstr(s, "\"path\": \"kselftest.mm.madv\", \"status\": \"SKIP\""));
 	check(s && strstr(s, "\"path\": \"kselftest.sysrq\", \"status\": \"ERROR\""));
 	check(s && strstr(s, "\"path\": \"kselftest.later\", \"status\": \"MISS\""));
@@ -343,7 +354,8 @@ static void t_kcidb(void)
 
 	/* the kselftest runner's names: "selftests: proc: fd-001-lookup" */
 	{
-		struct tap_test t = mk("selftests: proc: fd-001-lookup", VERDICT_PASS, NULL, -1, -1);
+		struct tap_test t =
+			mk("selftests: proc: fd-001-lookup", VERDICT_PASS, NULL, -1, -1);
 		struct report_run k;
 
 		memset(&k, 0, sizeof(k));
@@ -388,7 +400,7 @@ static int load_missing(void *arg)
 static void t_exit_status_policy(void)
 {
 	struct report_run r = sample();
-	struct report_policy pol = { REPORT_SKIP_OK, NULL };
+	struct report_policy pol = {REPORT_SKIP_OK, NULL};
 	struct strlist expect, off;
 	const char *file;
 	int ret;
@@ -441,7 +453,9 @@ static void t_exit_status_policy(void)
 		char *err = test_capture_stderr(load_missing, NULL, &ret);
 
 		check_int(ret, ==, -1);
-		check_str(err, "tapboot: cannot open '/nonexistent/expect': No such file or directory\n");
+		check_str(
+			err,
+			"tapboot: cannot open '/nonexistent/expect': No such file or directory\n");
 		free(err);
 	}
 }
@@ -483,13 +497,15 @@ static void t_atomic_write(void)
 	unlink(path);
 	sprintf(path, "%s/nodir/results.json", dir);
 	{
-		struct write_args a = { path, &r };
+		struct write_args a = {path, &r};
 		char *err = test_capture_stderr(write_json, &a, &ret);
 		char *want = malloc(strlen(dir) + 128);
 
 		check_int(ret, ==, -1);
-		sprintf(want, "tapboot: cannot create '%s/nodir/results.json.tmp': No such file or "
-			      "directory\n", dir);
+		sprintf(want,
+			"tapboot: cannot create '%s/nodir/results.json.tmp': No such file or "
+			"directory\n",
+			dir);
 		check_str(err, want);
 		free(want);
 		free(err);

@@ -55,17 +55,18 @@ static char fx[5][512];
 
 static void t_fixture_statuses(void)
 {
-	static const char *const names[] = { "kselftest-runner.log", "kunit-ktap.log",
-					     "tapboot-interleaved.log", "tapboot-panic.log",
-					     "kunit-oops-cut.log" };
-	static const int want[] = { 1, 1, 1, 3, 3 };
+	static const char *const names[] = {"kselftest-runner.log", "kunit-ktap.log",
+					    "tapboot-interleaved.log", "tapboot-panic.log",
+					    "kunit-oops-cut.log"};
+	static const int want[] = {1, 1, 1, 3, 3};
 
 	for (size_t i = 0; i < 5; i++) {
-		const char *args[] = { "parse", fx[i], NULL };
+		const char *args[] = {"parse", fx[i], NULL};
 		char *out, *err;
 		int st;
 
-		snprintf(fx[i], sizeof(fx[i]), "%s/tests/fixtures/tap/%s", TAPBOOT_SRCDIR, names[i]);
+		snprintf(fx[i], sizeof(fx[i]), "%s/tests/fixtures/tap/%s", TAPBOOT_SRCDIR,
+			 names[i]);
 		st = run(args, &out, &err);
 		if (!check_int(st, ==, want[i]))
 			printf("# %s\n", names[i]);
@@ -77,18 +78,19 @@ static void t_fixture_statuses(void)
 
 static void t_summary_output(void)
 {
-	const char *args[] = { "parse", fx[3], NULL };
+	const char *args[] = {"parse", fx[3], NULL};
 	char *out, *err;
 	int st = run(args, &out, &err);
 
 	check_int(st, ==, 3);
-	check_str(out, "pass       0.004s  sysrq/ok\n"
-		       "crash           -  sysrq/crash  Kernel panic - not syncing: sysrq triggered "
-		       "crash\n"
-		       "missing         -  test 3       not run: the kernel crashed\n"
-		       "missing         -  test 4       not run: the kernel crashed\n"
-		       "4 tests: 1 pass, 0 fail, 0 skip, 1 crash, 2 missing\n"
-		       "incomplete: kernel crash: Kernel panic - not syncing: sysrq triggered crash\n");
+	check_str(out,
+		  "pass       0.004s  sysrq/ok\n"
+		  "crash           -  sysrq/crash  Kernel panic - not syncing: sysrq triggered "
+		  "crash\n"
+		  "missing         -  test 3       not run: the kernel crashed\n"
+		  "missing         -  test 4       not run: the kernel crashed\n"
+		  "4 tests: 1 pass, 0 fail, 0 skip, 1 crash, 2 missing\n"
+		  "incomplete: kernel crash: Kernel panic - not syncing: sysrq triggered crash\n");
 	free(out);
 	free(err);
 }
@@ -99,20 +101,21 @@ static void t_formats(void)
 	int st;
 
 	{
-		const char *args[] = { "parse", "--format", "json", fx[2], NULL };
+		const char *args[] = {"parse", "--format", "json", fx[2], NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 1);
 		check(out && strstr(out, "\"kernel_release\": \"6.1.0-57-amd64\",\n"
 					 "  \"accel\": null,\n  \"complete\": true,\n"));
-		check(out && strstr(out, "\"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, "
-					 "\"xfail\": 0, \"xpass\": 0, \"timeout\": 0, \"crash\": 0, "
-					 "\"missing\": 0, \"total\": 3}"));
+		check(out &&
+		      strstr(out, "\"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, "
+				  "\"xfail\": 0, \"xpass\": 0, \"timeout\": 0, \"crash\": 0, "
+				  "\"missing\": 0, \"total\": 3}"));
 		free(out);
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--format=tap", fx[2], NULL };
+		const char *args[] = {"parse", "--format=tap", fx[2], NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 1);
@@ -121,7 +124,7 @@ static void t_formats(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--format", "junit", fx[0], NULL };
+		const char *args[] = {"parse", "--format", "junit", fx[0], NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 1);
@@ -132,12 +135,15 @@ static void t_formats(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--format", "kcidb", "--suite", "kunit", fx[1], NULL };
+		const char *args[] = {"parse", "--format", "kcidb", "--suite",
+				      "kunit", fx[1],	   NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 1);
-		check(out && strstr(out, "\"path\": \"kunit.example.example_params_test.example_value_3\", "
-					 "\"status\": \"SKIP\""));
+		check(out &&
+		      strstr(out,
+			     "\"path\": \"kunit.example.example_params_test.example_value_3\", "
+			     "\"status\": \"SKIP\""));
 		free(out);
 		free(err);
 	}
@@ -149,7 +155,7 @@ static void t_stdin_and_nonce(void)
 	int st;
 
 	{
-		const char *args[] = { "parse", "-", NULL };
+		const char *args[] = {"parse", "-", NULL};
 
 		st = run_in(cmd_parse, args, fx[2], &out, &err);
 		check_int(st, ==, 1);
@@ -159,7 +165,7 @@ static void t_stdin_and_nonce(void)
 	}
 	{
 		/* the wrong nonce: the run did not complete */
-		const char *args[] = { "parse", "--nonce", "feedface", fx[2], NULL };
+		const char *args[] = {"parse", "--nonce", "feedface", fx[2], NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 3);
@@ -179,7 +185,7 @@ static void t_skip_policy(void)
 	int st;
 
 	{
-		const char *args[] = { "parse", f, NULL };
+		const char *args[] = {"parse", f, NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 0);
@@ -189,7 +195,7 @@ static void t_skip_policy(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--skip=fail", f, NULL };
+		const char *args[] = {"parse", "--skip=fail", f, NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 1);
@@ -198,7 +204,7 @@ static void t_skip_policy(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--skip=fail", "--expect-skip", list, f, NULL };
+		const char *args[] = {"parse", "--skip=fail", "--expect-skip", list, f, NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 0);
@@ -206,7 +212,7 @@ static void t_skip_policy(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--expect-skip", other, f, NULL };
+		const char *args[] = {"parse", "--expect-skip", other, f, NULL};
 
 		st = run(args, &out, &err);
 		check_int(st, ==, 1);
@@ -221,16 +227,17 @@ static void t_usage_errors(void)
 		const char *args[5];
 		const char *err_start;
 	} cases[] = {
-		{ { "parse", "--format", "yaml", NULL },
-		  "tapboot: --format wants summary, tap, json, junit or kcidb, got 'yaml'\n" },
-		{ { "parse", "--skip=maybe", NULL }, "tapboot: --skip wants ok or fail, got 'maybe'\n" },
-		{ { "parse", "a", "b", NULL },
-		  "tapboot: parse takes one FILE (or - for standard input), got 2\n" },
-		{ { "parse", "/nonexistent/console.log", NULL },
-		  "tapboot: cannot open '/nonexistent/console.log': No such file or directory\n" },
-		{ { "parse", "--expect-skip", "/nonexistent/list", NULL },
-		  "tapboot: cannot open '/nonexistent/list': No such file or directory\n" },
-		{ { "parse", "--bogus", NULL }, "parse: unrecognized option '--bogus'\n" },
+		{{"parse", "--format", "yaml", NULL},
+		 "tapboot: --format wants summary, tap, json, junit or kcidb, got 'yaml'\n"},
+		{{"parse", "--skip=maybe", NULL},
+		 "tapboot: --skip wants ok or fail, got 'maybe'\n"},
+		{{"parse", "a", "b", NULL},
+		 "tapboot: parse takes one FILE (or - for standard input), got 2\n"},
+		{{"parse", "/nonexistent/console.log", NULL},
+		 "tapboot: cannot open '/nonexistent/console.log': No such file or directory\n"},
+		{{"parse", "--expect-skip", "/nonexistent/list", NULL},
+		 "tapboot: cannot open '/nonexistent/list': No such file or directory\n"},
+		{{"parse", "--bogus", NULL}, "parse: unrecognized option '--bogus'\n"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -244,7 +251,7 @@ static void t_usage_errors(void)
 		free(err);
 	}
 	{
-		const char *args[] = { "parse", "--help", NULL };
+		const char *args[] = {"parse", "--help", NULL};
 		char *out, *err;
 		int st = run(args, &out, &err);
 

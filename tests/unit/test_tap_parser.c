@@ -79,8 +79,8 @@ static struct seen seen;
 static struct tap_parser *parse_chunked(const char *nonce, const char *text, size_t len,
 					size_t chunk, const char *cut)
 {
-	struct tap_parser_events ev = { &seen,	  ev_begin, ev_run, ev_result,
-					ev_line, ev_crash, ev_end };
+	struct tap_parser_events ev = {&seen,	ev_begin, ev_run, ev_result,
+				       ev_line, ev_crash, ev_end};
 	struct tap_parser *p;
 
 	memset(&seen, 0, sizeof(seen));
@@ -119,8 +119,8 @@ static char *fixture(const char *name, size_t *len)
 static void render(char *buf, size_t cap, size_t *off, const struct tap_test *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		*off += (size_t)snprintf(buf + *off, *off < cap ? cap - *off : 0, "%u:%s:%s[%s]", t[i].num,
-					 verdict_name(t[i].verdict), t[i].name,
+		*off += (size_t)snprintf(buf + *off, *off < cap ? cap - *off : 0, "%u:%s:%s[%s]",
+					 t[i].num, verdict_name(t[i].verdict), t[i].name,
 					 t[i].reason ? t[i].reason : "");
 		if (t[i].nsub) {
 			*off += (size_t)snprintf(buf + *off, *off < cap ? cap - *off : 0, "{");
@@ -171,17 +171,16 @@ static void t_plan_at_end_and_no_numbers(void)
 
 static void t_directives(void)
 {
-	struct tap_parser *p = parse(
-		NULL, "TAP version 13\n1..9\n"
-		      "ok 1 a # SKIP no device\n"
-		      "ok 2 b # skip\n"
-		      "not ok 3 c # TODO not yet\n"
-		      "ok 4 d # todo fixed by accident\n"
-		      "ok 5 e # XFAIL known bug\n"
-		      "not ok 6 f # XPASS stale\n"
-		      "not ok 7 g # TIMEOUT 45 seconds\n"
-		      "ok 8 h # Skipped: root needed\n"
-		      "ok 9 i \\# not a directive # comment\n");
+	struct tap_parser *p = parse(NULL, "TAP version 13\n1..9\n"
+					   "ok 1 a # SKIP no device\n"
+					   "ok 2 b # skip\n"
+					   "not ok 3 c # TODO not yet\n"
+					   "ok 4 d # todo fixed by accident\n"
+					   "ok 5 e # XFAIL known bug\n"
+					   "not ok 6 f # XPASS stale\n"
+					   "not ok 7 g # TIMEOUT 45 seconds\n"
+					   "ok 8 h # Skipped: root needed\n"
+					   "ok 9 i \\# not a directive # comment\n");
 
 	check_str(tree(p), "1:skip:a[no device];2:skip:b[];3:xfail:c[not yet];"
 			   "4:xpass:d[fixed by accident];5:xfail:e[known bug];6:xpass:f[stale];"
@@ -250,7 +249,8 @@ static void t_kunit_ktap(void)
 		  "3:pass:example_params_test[]{1:skip:example value 3[unsupported param value 3];"
 		  "2:pass:example value 2[];3:pass:example value 1[];};"
 		  "4:fail:example_fail_test[];};"
-		  "2:pass:list-kunit-test[]{1:pass:list_test_list_init[];2:pass:list_test_list_add[];};"
+		  "2:pass:list-kunit-test[]{1:pass:list_test_list_init[];2:pass:list_test_list_add["
+		  "];};"
 		  "3:pass:time_test_cases[]{1:pass:time64_to_tm_test_date_range[];};");
 	check_int(n, ==, 3);
 	if (n == 3)
@@ -271,7 +271,8 @@ static void t_ktap_two_space(void)
 	check_str(tree(p), "1:fail:suite[]{1:pass:a[];2:fail:b[];};");
 	tap_parser_free(p);
 
-	/* TAP 14: "# Subtest:" at the parent's indentation; a missing parent description takes it */
+	/* TAP 14: "# Subtest:" at the parent's indentation; a missing parent description takes it
+	 */
 	p = parse(NULL, "TAP version 14\n1..1\n# Subtest: grp\n    1..1\n    ok 1 x\nok 1\n");
 	check_str(tree(p), "1:pass:grp[]{1:pass:x[];};");
 	tap_parser_free(p);
@@ -372,16 +373,16 @@ static void t_crlf_nul_utf8_long(void)
 
 static void t_chunking_invariant(void)
 {
-	static const char *const names[] = { "kselftest-runner.log", "kunit-ktap.log",
-					     "tapboot-interleaved.log", "tapboot-panic.log",
-					     "kunit-oops-cut.log", "real-x86_64-run-panic.log",
-					     "real-x86_64-no-root.log", "init-host-console.log" };
+	static const char *const names[] = {"kselftest-runner.log",    "kunit-ktap.log",
+					    "tapboot-interleaved.log", "tapboot-panic.log",
+					    "kunit-oops-cut.log",      "real-x86_64-run-panic.log",
+					    "real-x86_64-no-root.log", "init-host-console.log"};
 
 	for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
 		size_t len;
 		char *log = fixture(names[f], &len);
 		char whole[8192];
-		static const size_t chunks[] = { 1, 2, 3, 7, 64, 4096 };
+		static const size_t chunks[] = {1, 2, 3, 7, 64, 4096};
 
 		if (!check(log != NULL))
 			continue;
@@ -397,7 +398,8 @@ static void t_chunking_invariant(void)
 			struct tap_parser *p = parse_chunked(NULL, log, len, chunks[c], NULL);
 			char got[8192];
 
-			snprintf(got, sizeof(got), "%s|%d", tree(p), tap_parser_summary(p)->complete);
+			snprintf(got, sizeof(got), "%s|%d", tree(p),
+				 tap_parser_summary(p)->complete);
 			if (!check_str(got, whole))
 				printf("# %s chunk %zu\n", names[f], chunks[c]);
 			tap_parser_free(p);
@@ -429,7 +431,7 @@ static void t_duplicates_out_of_order(void)
 
 static void t_missing_with_expect(void)
 {
-	static const char *const names[] = { "alpha", "beta", "gamma" };
+	static const char *const names[] = {"alpha", "beta", "gamma"};
 	struct tap_parser *p = tap_parser_new(NULL, NULL);
 
 	tap_parser_expect(p, names, 3);
@@ -457,19 +459,21 @@ static void t_bail_out(void)
 
 static void t_yaml(void)
 {
-	struct tap_parser *p = parse("n1", "# tapboot: begin nonce=n1 tests=2 kernel=6.1\n"
-					   "TAP version 13\n1..2\n"
-					   "# tapboot: run 1 sig\n"
-					   "not ok 1 sig\n  ---\n  duration_s: 1.5\n  signal: \"SIGSEGV\"\n"
-					   "  ...\n"
-					   "# tapboot: run 2 quoted\n"
-					   "not ok 2 quoted # TIMEOUT 45 seconds\n  ---\n"
-					   "  reason: \"timeout \\\"after\\\" 45 s\\x21\"\n  exit: -1\n  ...\n"
-					   "# tapboot: end nonce=n1 pass=0 fail=2\n");
+	struct tap_parser *p =
+		parse("n1", "# tapboot: begin nonce=n1 tests=2 kernel=6.1\n"
+			    "TAP version 13\n1..2\n"
+			    "# tapboot: run 1 sig\n"
+			    "not ok 1 sig\n  ---\n  duration_s: 1.5\n  signal: \"SIGSEGV\"\n"
+			    "  ...\n"
+			    "# tapboot: run 2 quoted\n"
+			    "not ok 2 quoted # TIMEOUT 45 seconds\n  ---\n"
+			    "  reason: \"timeout \\\"after\\\" 45 s\\x21\"\n  exit: -1\n  ...\n"
+			    "# tapboot: end nonce=n1 pass=0 fail=2\n");
 	size_t n;
 	const struct tap_test *t = tests(p, &n);
 
-	check_str(tree(p), "1:fail:sig[killed by SIGSEGV];2:timeout:quoted[timeout \"after\" 45 s!];");
+	check_str(tree(p),
+		  "1:fail:sig[killed by SIGSEGV];2:timeout:quoted[timeout \"after\" 45 s!];");
 	if (check_int(n, ==, 2)) {
 		check(t[0].duration_s == 1.5);
 		check_int(t[0].exit_code, ==, -1);
@@ -488,8 +492,9 @@ static void t_yaml(void)
 
 static void t_nonce(void)
 {
-	static const char text[] = "# tapboot: begin nonce=aa tests=1 kernel=x\nTAP version 13\n1..1\n"
-				   "# tapboot: run 1 t\nok 1 t\n# tapboot: end nonce=bb pass=1\n";
+	static const char text[] =
+		"# tapboot: begin nonce=aa tests=1 kernel=x\nTAP version 13\n1..1\n"
+		"# tapboot: run 1 t\nok 1 t\n# tapboot: end nonce=bb pass=1\n";
 	struct tap_parser *p = parse("aa", text);
 
 	/* a forged end line does not complete the run */
@@ -567,7 +572,8 @@ static void t_crash_patterns(void)
 		"rcu: INFO: rcu_sched self-detected stall on CPU",
 		"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
 		"No working init found.  Try passing init= option to kernel.",
-		"Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000",
+		"Unable to handle kernel NULL pointer dereference at virtual address "
+		"0000000000000000",
 		"kernel BUG at mm/slub.c:379!",
 		"Internal error: Oops: 96000005 [#1] PREEMPT SMP",
 		"Attempted to kill init! exitcode=0x00000100",
@@ -589,13 +595,29 @@ static void t_crash_patterns(void)
 	}
 	{
 		/* not crashes: a WARN, a test printing "BUG: " in its nested output */
-		struct tap_parser *p = parse(NULL, "1..1\n[    1.000000] WARNING: CPU: 0 PID: 1 at x\n"
-						   "    # BUG: expected this\nok 1 a\n");
+		struct tap_parser *p =
+			parse(NULL, "1..1\n[    1.000000] WARNING: CPU: 0 PID: 1 at x\n"
+				    "    # BUG: expected this\nok 1 a\n");
 
 		check(!tap_parser_summary(p)->crashed);
 		check(tap_parser_summary(p)->complete);
 		tap_parser_free(p);
 	}
+}
+
+static void t_kselftest_runner_crash(void)
+{
+	/* run_kselftest.sh prints the test's name before running it: the crash gets that name */
+	struct tap_parser *p = parse(NULL, "TAP version 13\n1..3\n# selftests: proc: a\n"
+					   "ok 1 selftests: proc: a\n# selftests: proc: b\n"
+					   "# TAP version 13\n# 1..2\n# ok 1 sub\n"
+					   "[    9.000000] BUG: kernel NULL pointer dereference\n");
+
+	check_str(tree(p), "1:pass:selftests: proc: a[];"
+			   "2:crash:selftests: proc: b[BUG: kernel NULL pointer dereference]"
+			   "{1:pass:sub[];2:missing:test 2[not run: the kernel crashed];};"
+			   "3:missing:test 3[not run: the kernel crashed];");
+	tap_parser_free(p);
 }
 
 static void t_crash_but_complete(void)
@@ -677,7 +699,29 @@ static void t_limits(void)
 		t = tests(p, &n);
 		if (check_int(n, ==, 1)) {
 			check(t[0].log_truncated);
-			check(t[0].log_len <= TAP_LOG_CAP);
+			check_int(t[0].log_len, ==, TAP_LOG_CAP - 1);
+		}
+		tap_parser_free(p);
+
+		/* a smaller cap, and none at all */
+		p = tap_parser_new(NULL, NULL);
+		tap_parser_set_log_cap(p, 1000);
+		tap_parser_feed(p, buf, len + 16);
+		tap_parser_finish(p, NULL);
+		t = tests(p, &n);
+		if (check_int(n, ==, 1)) {
+			check(t[0].log_truncated);
+			check_int(t[0].log_len, ==, 1000); /* ten whole lines */
+		}
+		tap_parser_free(p);
+		p = tap_parser_new(NULL, NULL);
+		tap_parser_set_log_cap(p, 0);
+		tap_parser_feed(p, buf, len + 16);
+		tap_parser_finish(p, NULL);
+		t = tests(p, &n);
+		if (check_int(n, ==, 1)) {
+			check(t[0].log == NULL);
+			check(t[0].log_truncated);
 		}
 		tap_parser_free(p);
 		free(buf);
@@ -686,8 +730,8 @@ static void t_limits(void)
 
 static void t_real_consoles(void)
 {
-	static const char *const names[] = { "pass", "fail", "skip", "own_tap",
-					     "segv", "warn", "panic", "xfail" };
+	static const char *const names[] = {"pass", "fail", "skip",  "own_tap",
+					    "segv", "warn", "panic", "xfail"};
 	size_t len, n;
 	char *log;
 	struct tap_parser *p;
@@ -768,6 +812,7 @@ int main(void)
 	TEST(t_nonce, "the end marker completes only with the nonce");
 	TEST(t_panic_cut, "a panic cuts the stream: running test crash, the rest missing");
 	TEST(t_crash_patterns, "every kernel crash report the parser knows");
+	TEST(t_kselftest_runner_crash, "kselftest runner console cut by a crash");
 	TEST(t_crash_but_complete, "a crash in a completed run, a cut without a crash");
 	TEST(t_multiple_docs_plan_unmet, "several documents, unmet plans, no plan");
 	TEST(t_limits, "garbage plans, deep nesting, log cap");
