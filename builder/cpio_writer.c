@@ -100,7 +100,8 @@ static int la_error(struct archive *a, const char *what, const char *call)
  * and libarchive 3.6.2's xz filter has no check option, so xz runs as a program, single
  * threaded for reproducible block layout, with the 1 MiB dictionary the kernel's
  * usr/Kconfig suggests; the kernel's unlz4 reads only the legacy format and libarchive writes
- * only the frame format, so lz4 -l runs as a program too. */
+ * only the frame format, so lz4 -l runs as a program too, at level 1: on a 61 MB kselftest
+ * image 0.27 s for 40.5 MB against 2.8 s for 33.9 MB at -9 (measured here). */
 static int set_filter(struct archive *a, enum builder_compress c, const char *what)
 {
 	switch (c) {
@@ -131,7 +132,7 @@ static int set_filter(struct archive *a, enum builder_compress c, const char *wh
 			return la_error(a, what, "zstd option threads");
 		return 0;
 	case BUILDER_COMPRESS_LZ4:
-		if (archive_write_add_filter_program(a, "lz4 -l -9 -q -c") != ARCHIVE_OK)
+		if (archive_write_add_filter_program(a, "lz4 -l -1 -q -c") != ARCHIVE_OK)
 			return la_error(a, what, "archive_write_add_filter_program(lz4)");
 		return 0;
 	}
