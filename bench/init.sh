@@ -27,11 +27,7 @@ trap 'rm -rf "$work"' EXIT
 	echo "test shell_loop /tests/loop.sh"
 	echo "    arg $n"
 } >"$work/manifest"
-extra=()
-# x86_64 microvm guests can hang calibrating the TSC under load (tests/boot/20-init.sh)
-khz=$(awk '/^cpu MHz/ { print int($4 * 1000); exit }' /proc/cpuinfo)
-[ "$arch" = x86_64 ] && [ -n "$khz" ] && extra=(--append "tsc_early_khz=$khz")
-"$TAPBOOT" run --kernel "$kernel" --busybox -q -o "$work/out" "${extra[@]}" "$work/manifest" \
+"$TAPBOOT" run --kernel "$kernel" --busybox -q -o "$work/out" "$work/manifest" \
 	>/dev/null || { echo "bench/init.sh: the run failed, see $work/out" >&2; trap - EXIT; exit 1; }
 mapfile -t t < <(tr -d '\r' <"$work/out/console.log" | sed -n 's/^ *# clock: \([0-9.]*\)$/\1/p')
 [ "${#t[@]}" -eq 4 ] || { echo "bench/init.sh: expected 4 clock lines, got ${#t[@]}" >&2; exit 1; }
