@@ -413,6 +413,7 @@ static int load_disruptive(struct ks *k)
 	const char *path = k->o->disruptive_list ? k->o->disruptive_list : DISRUPTIVE_LIST;
 	struct strbuf sb = STRBUF_INIT;
 	struct line_iter it;
+	char *d;
 	const char *s;
 	size_t n;
 	int ret = read_whole(path, &sb, false);
@@ -437,12 +438,9 @@ static int load_disruptive(struct ks *k)
 				       (int)n, s);
 			goto out;
 		}
-		{
-			char *d = xstrndup(s, n);
-
-			strlist_push(&k->disruptive, d);
-			free(d);
-		}
+		d = xstrndup(s, n);
+		strlist_push(&k->disruptive, d);
+		free(d);
 	}
 out:
 	strbuf_release(&sb);
