@@ -124,12 +124,16 @@ int cmd_build(int argc, char **argv)
 	if (arch_config_load(&cfg, arch_config_dir(), arch) < 0 ||
 	    cli_builder_target(&bo, &cfg, sysroot) < 0)
 		goto out;
-	cache = cli_cache_dir();
+	{
+		char *top = cli_cache_dir();
+
+		cache = xasprintf("%s/segments", top);
+		free(top);
+	}
 	bo.cache_dir = cache;
 	if (builder_build(&bo, (const char *const *)argv + optind, (size_t)(argc - optind), out,
 			  &plan) < 0)
 		goto out;
-	printf("%s: %zu test%s for %s\n", out, plan.n, plan.n == 1 ? "" : "s", cfg.arch);
 	status = 0;
 out:
 	free((char *)bo.init_path);

@@ -1019,13 +1019,14 @@ static void run_release(struct run *r)
 static int build_image(struct run *r)
 {
 	struct builder_opts bo;
-	char *cache = cli_cache_dir();
+	char *top = cli_cache_dir(), *cache = xasprintf("%s/segments", top);
 	int ret;
 
 	builder_opts_init(&bo);
 	if (cli_builder_target(&bo, &r->cfg, r->o.sysroot) < 0) {
 		builder_opts_release(&bo);
 		free(cache);
+		free(top);
 		return -1;
 	}
 	bo.compress = r->o.compress;
@@ -1043,6 +1044,7 @@ static int build_image(struct run *r)
 	bo.init_path = NULL;
 	builder_opts_release(&bo);
 	free(cache);
+	free(top);
 	return ret;
 }
 

@@ -59,6 +59,30 @@ static void test_arm64(void)
 	free(s);
 }
 
+/* Debian 12 ships no riscv64 kernel: the command line is what can be checked here. */
+static void test_others(void)
+{
+	char *s = argv_for("riscv64", QEMU_ACCEL_TCG, false, NULL);
+
+	check_str(s, "qemu-system-riscv64 -M virt -accel tcg,thread=multi -cpu rv64 -m 512 -smp 2 "
+		     "-no-reboot -display none -monitor none -serial stdio -kernel K -initrd I "
+		     "-append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
+		     "tapboot.nonce=ab'");
+	free(s);
+	s = argv_for("ppc64le", QEMU_ACCEL_TCG, false, NULL);
+	check(strstr(s, "qemu-system-ppc64 -M pseries -accel tcg,thread=multi -cpu power9 -m 1024 ") ==
+	      s);
+	check(strstr(s, "console=hvc0 ") != NULL);
+	free(s);
+	s = argv_for("arm", QEMU_ACCEL_TCG, false, NULL);
+	check(strstr(s, "qemu-system-arm -M virt,highmem=off -accel tcg,thread=multi -cpu cortex-a15 ") ==
+	      s);
+	free(s);
+	s = argv_for("i386", QEMU_ACCEL_TCG, true, NULL);
+	check(strstr(s, "qemu-system-i386 -M pc ") == s);
+	free(s);
+}
+
 static void test_quoting(void)
 {
 	struct strlist l;
@@ -79,6 +103,7 @@ int main(void)
 {
 	TEST(test_x86_64, "x86_64: q35 under TCG and KVM");
 	TEST(test_arm64, "arm64: virt, CPU override");
+	TEST(test_others, "riscv64, ppc64le, arm, i386 command lines");
 	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
 	return test_done();
 }
