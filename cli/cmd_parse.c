@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands_results.h"
@@ -14,7 +15,8 @@
 #include "tap_parser.h"
 
 static const char parse_usage[] =
-	"usage: tapboot parse [options] [FILE|-]\n"
+	"usage: tapboot parse [options] [FILE|DIR|-]\n"
+	"FILE: a console log or TAP/KTAP stream; DIR: a results directory (its console.log)\n"
 	"\n"
 	"  --format FMT        summary (default), tap, json, junit or kcidb\n"
 	"  --skip=ok|fail      does a skip fail the run (default: ok; skips are listed)\n"
@@ -76,7 +78,7 @@ int cmd_parse(int argc, char **argv)
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
 	struct report_run run;
-	char *errtext = NULL;
+	char *errtext = NULL, *dirpath = NULL;
 	int c, fd = 0, status = EXIT_USAGE, ret = 0;
 
 	strlist_init(&expect);
@@ -138,6 +140,11 @@ int cmd_parse(int argc, char **argv)
 	if (have_expect)
 		pol.expect_skip = &expect;
 	if (strcmp(path, "-")) {
+		struct stat st;
+
+		/* a results directory: its console.log */
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			path = dirpath = xasprintf("%s/console.log", path);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			error_errno("cannot open '%s'", path);
@@ -199,6 +206,7 @@ int cmd_parse(int argc, char **argv)
 	status = report_exit_status_policy(&run, &pol, NULL);
 out:
 	free(errtext);
+	free(dirpath);
 	tap_parser_free(p);
 	strlist_release(&expect);
 	return status;

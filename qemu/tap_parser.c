@@ -1008,11 +1008,13 @@ static void tap_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 		handle_struct(p, li, k, content + ws, cn - ws);
 		return;
 	}
-	if (k == K_TEXT && ws == 0 && cn > 2 && content[0] == '#' && content[1] == ' ') {
-		enum kind k2 = classify(content + 2, cn - 2);
+	if (k == K_TEXT && cn > ws + 2 && content[ws] == '#' && content[ws + 1] == ' ') {
+		/* kselftest runner nesting, possibly itself indented (the runner run as one
+		 * tapboot test): "    # TAP version 13" opens a level with prefix "    # " */
+		enum kind k2 = classify(content + ws + 2, cn - ws - 2);
 
-		if (k2 == K_VERSION && open_level(p, li, s, c + 2))
-			handle_struct(p, li + 1, k2, content + 2, cn - 2);
+		if (k2 == K_VERSION && open_level(p, li, s, c + ws + 2))
+			handle_struct(p, li + 1, k2, content + ws + 2, cn - ws - 2);
 		return;
 	}
 	if (k != K_TEXT)

@@ -175,6 +175,26 @@ static void t_stdin_and_nonce(void)
 	}
 }
 
+static void t_results_dir(void)
+{
+	static const char log[] = "TAP version 13\n1..1\nok 1 a\n";
+	const char *f = test_write_file("run1/console.log", log, sizeof(log) - 1, 0);
+	char *dir = strdup(f), *out, *err;
+	int st;
+
+	*strrchr(dir, '/') = '\0';
+	{
+		const char *args[] = {"parse", dir, NULL};
+
+		st = run(args, &out, &err);
+	}
+	check_int(st, ==, 0);
+	check_str(out, "pass            -  a\n1 tests: 1 pass, 0 fail, 0 skip\n");
+	free(out);
+	free(err);
+	free(dir);
+}
+
 static void t_skip_policy(void)
 {
 	static const char log[] = "TAP version 13\n1..2\nok 1 a\nok 2 b # SKIP no device\n";
@@ -256,7 +276,7 @@ static void t_usage_errors(void)
 		int st = run(args, &out, &err);
 
 		check_int(st, ==, 0);
-		check(out && !strncmp(out, "usage: tapboot parse [options] [FILE|-]\n", 40));
+		check(out && !strncmp(out, "usage: tapboot parse [options] [FILE|DIR|-]\n", 44));
 		free(out);
 		free(err);
 	}
@@ -269,6 +289,7 @@ int main(void)
 	TEST(t_summary_output, "summary of a panic-cut console");
 	TEST(t_formats, "--format json, tap, junit, kcidb; --suite");
 	TEST(t_stdin_and_nonce, "standard input; --nonce");
+	TEST(t_results_dir, "a results directory: its console.log");
 	TEST(t_skip_policy, "--skip=ok (default), --skip=fail, --expect-skip");
 	TEST(t_usage_errors, "bad usage and unreadable input exit 2 with a message");
 	return test_done();

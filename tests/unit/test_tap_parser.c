@@ -232,6 +232,26 @@ static void t_kselftest_runner(void)
 	free(log);
 }
 
+static void t_runner_inside_tapboot(void)
+{
+	/* run_kselftest.sh run as one tapboot test: its output nested 4 spaces by the init, its
+	 * tests' output nested again by "# " */
+	struct tap_parser *p =
+		parse("n", "# tapboot: begin nonce=n tests=1\nTAP version 13\n1..1\n"
+			   "# tapboot: run 1 run_kselftest\n"
+			   "    TAP version 13\n    1..2\n    # selftests: x: a\n"
+			   "    # TAP version 13\n    # 1..2\n    # ok 1 a1\n"
+			   "    # not ok 2 a2\n    not ok 1 selftests: x: a # exit=1\n"
+			   "    # selftests: x: b\n    ok 2 selftests: x: b\n"
+			   "not ok 1 run_kselftest\n  ---\n  exit: 1\n  ...\n"
+			   "# tapboot: end nonce=n\n");
+
+	check_str(tree(p), "1:fail:run_kselftest[]{1:fail:selftests: x: a[exit=1]"
+			   "{1:pass:a1[];2:fail:a2[];};2:pass:selftests: x: b[];};");
+	check(tap_parser_summary(p)->complete);
+	tap_parser_free(p);
+}
+
 static void t_kunit_ktap(void)
 {
 	size_t len, n;
@@ -367,6 +387,26 @@ static void t_crlf_nul_utf8_long(void)
 	}
 	check(seen.lines >= 6); /* 1..2, the long line in 4 pieces, ok 2 */
 	check(tap_parser_summary(p)->complete);
+	{
+		/* the same tree however the long line arrives */
+		char want[256];
+		static const size_t chunks[] = {0, 1000, 65535, 65536, 65537, 100000};
+
+		snprintf(want, sizeof(want), "%.40s", tree(p));
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			struct tap_parser *q = parse_chunked(NULL, big, blen + 12, chunks[c], NULL);
+			char got[256];
+
+			snprintf(got, sizeof(got), "%.40s", tree(q));
+			check_str(got, want);
+			t = tests(q, &n);
+			if (check_int(n, ==, 2)) {
+				check_int(strlen(t[0].name), ==, 64 * 1024 - 5);
+				check_str(t[1].name, "after");
+			}
+			tap_parser_free(q);
+		}
+	}
 	tap_parser_free(p);
 	free(big);
 }
@@ -799,6 +839,7 @@ int main(void)
 	TEST(t_directives, "SKIP, TODO, XFAIL, XPASS, TIMEOUT, escaped #, comments");
 	TEST(t_kselftest_h_forms, "kselftest.h: directive after the number, 1..0 # SKIP");
 	TEST(t_kselftest_runner, "kselftest runner console: '# ' nesting, a plan per collection");
+	TEST(t_runner_inside_tapboot, "kselftest runner output nested inside a tapboot test");
 	TEST(t_kunit_ktap, "KUnit KTAP: 4-space nesting, # Subtest:, parameterised cases");
 	TEST(t_ktap_two_space, "KTAP spec 2-space nesting and TAP 14 subtests");
 	TEST(t_printk_prefixes, "printk prefixes with and without caller ids stripped per line");
