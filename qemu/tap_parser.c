@@ -1085,6 +1085,7 @@ static void handle_marker(struct tap_parser *p, const char *s, size_t n)
 		if (!match)
 			return; /* a test printing a fake end line cannot complete the run */
 		p->saw_end = true;
+		p->sum.complete = true; /* live, so that a runner can stop reading now */
 		if (p->ev.on_end)
 			p->ev.on_end(p->ev.ctx);
 	}

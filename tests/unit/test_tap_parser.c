@@ -530,6 +530,29 @@ static void t_yaml(void)
 	tap_parser_free(p);
 }
 
+static void t_live_summary(void)
+{
+	/* a runner polls the summary after every feed: complete and crashed are live */
+	struct tap_parser *p = tap_parser_new("n", NULL);
+	static const char a[] = "# tapboot: begin nonce=n tests=1\n1..1\n# tapboot: run 1 t\n"
+				"ok 1 t\n";
+	static const char b[] = "# tapboot: end nonce=n\n";
+
+	tap_parser_feed(p, a, sizeof(a) - 1);
+	check(!tap_parser_summary(p)->complete);
+	tap_parser_feed(p, b, sizeof(b) - 1);
+	check(tap_parser_summary(p)->complete);
+	check_int(tap_parser_summary(p)->count[VERDICT_PASS], ==, 1);
+	tap_parser_finish(p, NULL);
+	check(tap_parser_summary(p)->complete);
+	tap_parser_free(p);
+
+	p = tap_parser_new("n", NULL);
+	tap_parser_feed(p, "[    1.000000] Oops: 0000 [#1] SMP\n", 35);
+	check(tap_parser_summary(p)->crashed);
+	tap_parser_free(p);
+}
+
 static void t_nonce(void)
 {
 	static const char text[] =
@@ -850,6 +873,7 @@ int main(void)
 	TEST(t_missing_with_expect, "planned tests never seen are missing, named by expect");
 	TEST(t_bail_out, "Bail out!");
 	TEST(t_yaml, "YAML blocks: duration_s, exit, signal, reason; line attribution");
+	TEST(t_live_summary, "complete, crashed and counts are live before finish");
 	TEST(t_nonce, "the end marker completes only with the nonce");
 	TEST(t_panic_cut, "a panic cuts the stream: running test crash, the rest missing");
 	TEST(t_crash_patterns, "every kernel crash report the parser knows");
