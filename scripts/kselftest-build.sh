@@ -10,7 +10,8 @@
 # Host build times (2 cores, Debian 12, default targets): x86_64 15 s with the headers already
 # installed (41 MB, 44 tests); arm64 46 s including headers_install (22 MB, 23 tests: proc does
 # not build for arm64 in 6.1, proc-empty-vm.c is x86-only). Unpacking the source once: 12 s.
-# Rerunning with an existing install tree prints its path at once (0.04 s).
+# From an empty cache (download 1 s, unpack, headers_install, build): x86_64 65 s. Rerunning
+# with an existing install tree prints its path at once (0.04 s).
 set -eu
 
 # The default collections: they build statically with Debian's gcc (no libcap, libpopt or fuse
@@ -79,8 +80,11 @@ t0=$(now)
 deb=$(ls "$cache"/linux-source-6.1_*_all.deb 2>/dev/null | tail -1 || true)
 if [ -z "$deb" ]; then
 	log "apt-get download linux-source-6.1 into $cache"
-	# apt drops privileges to _apt for the download when it can; a private directory is fine.
-	(cd "$cache" && apt-get download -q linux-source-6.1 >&2)
+	# As root, apt would drop to _apt, which cannot write the cache: say so instead of warning.
+	sandbox=
+	[ "$(id -u)" -ne 0 ] || sandbox="-o APT::Sandbox::User=root"
+	# shellcheck disable=SC2086
+	(cd "$cache" && apt-get download -q $sandbox linux-source-6.1 >&2)
 	deb=$(ls "$cache"/linux-source-6.1_*_all.deb | tail -1)
 fi
 
