@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "error.h"
 #include "kernel_image.h"
+#include "kselftest.h"
 #include "launch.h"
 #include "protocol.h"
 #include "qemu_argv.h"
@@ -43,6 +44,10 @@ struct run_opts {
 	unsigned memory_mb, smp;
 	unsigned idle_s, boot_s;
 	unsigned jobs; /* -j: VMs at once */
+	const char *kselftest, *kselftest_src;
+	struct strlist ks_targets, ks_skip_targets, ks_tests;
+	struct report_policy policy;
+	struct strlist expect_skip;
 	struct strlist filters, load_modules;
 	char **tests;
 	size_t ntests;
@@ -62,6 +67,7 @@ struct run {
 	char *initrd;
 	char nonce[33];
 	struct plan plan;
+	struct strlist inputs; /* the builder's inputs: the tests, and the kselftest manifest */
 	struct vm *vms; /* nvms: the shards and the disruptive tests' own VMs */
 	size_t nvms;
 	bool tty, interrupted;
@@ -97,18 +103,38 @@ static const char run_usage[] =
 	"  -j, --jobs N|auto    shard the tests over N VMs at once (default 1; auto: one per\n"
 	"                       CPU); with --disruptive each disruptive test gets its own VM\n"
 	"  -q, --quiet          no live progress on stderr\n"
+	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
+	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
+	"\n"
+	"kselftest (an install tree from make -C tools/testing/selftests install):\n"
+	"  --kselftest DIR      run DIR's kselftest-list.txt, each test from its collection's\n"
+	"                       directory with the timeout from its settings file\n"
+	"  --targets a,b        only these collections (TARGETS=); --skip-targets a,b\n"
+	"  -t COLLECTION:TEST   this test (repeatable)\n"
+	"  --kselftest-src DIR  tools/testing/selftests: collections whose config fragment the\n"
+	"                       kernel's config lacks are reported skipped, options named\n"
 	"\n"
 	"Exit status: 0 all tests passed or skipped, 1 a test failed or timed out, 2 bad usage or\n"
 	"input, 3 the boot or the VM failed (panic, hang, QEMU error), 130 interrupted.\n"
 	"Results: console.log, results.tap, results.json, junit.xml, kcidb.json, tests/NAME.log,\n"
 	"reproduce.sh in the results directory.\n";
 
+static void push_commas(struct strlist *l, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		strlist_push(l, w);
+	free(copy);
+}
+
 static int parse_opts(struct run_opts *o, int argc, char **argv)
 {
 	enum {
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT,
-		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS,
+		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
+		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_SKIP, OPT_EXPECT_SKIP,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -136,6 +162,13 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "kselftest", required_argument, NULL, OPT_KSELFTEST },
+		{ "kselftest-src", required_argument, NULL, OPT_KS_SRC },
+		{ "targets", required_argument, NULL, OPT_TARGETS },
+		{ "skip-targets", required_argument, NULL, OPT_SKIP_TARGETS },
+		{ "test", required_argument, NULL, 't' },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "expect-skip", required_argument, NULL, OPT_EXPECT_SKIP },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,7 +179,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	o->compress = BUILDER_COMPRESS_NONE;
 	o->boot_s = 120;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qhj:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qhj:t:", longopts, NULL)) != -1) {
 		unsigned v;
 
 		switch (c) {
@@ -245,6 +278,34 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		case 'q':
 			o->quiet = true;
 			break;
+		case OPT_KSELFTEST:
+			o->kselftest = optarg;
+			break;
+		case OPT_KS_SRC:
+			o->kselftest_src = optarg;
+			break;
+		case OPT_TARGETS:
+			push_commas(&o->ks_targets, optarg);
+			break;
+		case OPT_SKIP_TARGETS:
+			push_commas(&o->ks_skip_targets, optarg);
+			break;
+		case 't':
+			strlist_push(&o->ks_tests, optarg);
+			break;
+		case OPT_SKIP:
+			if (!strcmp(optarg, "ok"))
+				o->policy.skip = REPORT_SKIP_OK;
+			else if (!strcmp(optarg, "fail"))
+				o->policy.skip = REPORT_SKIP_FAIL;
+			else
+				return error("--skip wants ok or fail, got '%s'", optarg);
+			break;
+		case OPT_EXPECT_SKIP:
+			if (report_expect_skip_load(optarg, &o->expect_skip) < 0)
+				return -1;
+			o->policy.expect_skip = &o->expect_skip;
+			break;
 		case 'j':
 			if (!strcmp(optarg, "auto")) {
 				long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -267,8 +328,12 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	}
 	if (!o->kernel)
 		return error("run: --kernel IMAGE is required (try 'tapboot run --help')");
-	if (optind >= argc)
+	if (optind >= argc && !o->kselftest)
 		return error("run: no tests given (try 'tapboot run --help')");
+	if (!o->kselftest && (o->ks_targets.n || o->ks_skip_targets.n || o->ks_tests.n ||
+			      o->kselftest_src))
+		return error("run: --targets, --skip-targets, -t and --kselftest-src need "
+			     "--kselftest DIR");
 	o->tests = argv + optind;
 	o->ntests = (size_t)(argc - optind);
 	return 0;
@@ -1008,6 +1073,11 @@ static void run_release(struct run *r)
 	plan_release(&r->plan);
 	strlist_release(&r->o.filters);
 	strlist_release(&r->o.load_modules);
+	strlist_release(&r->o.ks_targets);
+	strlist_release(&r->o.ks_skip_targets);
+	strlist_release(&r->o.ks_tests);
+	strlist_release(&r->o.expect_skip);
+	strlist_release(&r->inputs);
 	free(r->kernel_image);
 	free(r->kernel_config);
 	free(r->boot_kernel);
@@ -1039,12 +1109,49 @@ static int build_image(struct run *r)
 	bo.kernel_config = r->kernel_config;
 	bo.quiet = r->o.quiet;
 	r->initrd = xasprintf("%s/initramfs.cpio", r->dir);
-	ret = builder_build(&bo, (const char *const *)r->o.tests, r->o.ntests, r->initrd, &r->plan);
+	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd, &r->plan);
 	free((char *)bo.init_path);
 	bo.init_path = NULL;
 	builder_opts_release(&bo);
 	free(cache);
 	free(top);
+	return ret;
+}
+
+/* --kselftest: the install tree becomes a manifest in the results directory (kept: it says what
+ * was selected, with which timeouts and skips), which the builder reads like any input. */
+static int kselftest_input(struct run *r)
+{
+	struct kselftest_opts ko;
+	struct kselftest_info info;
+	struct strbuf msg = STRBUF_INIT;
+	char *manifest = xasprintf("%s/kselftest.manifest", r->dir);
+	int ret;
+
+	kselftest_opts_init(&ko);
+	kselftest_info_init(&info);
+	ko.install_dir = r->o.kselftest;
+	for (size_t i = 0; i < r->o.ks_targets.n; i++)
+		strlist_push(&ko.targets, r->o.ks_targets.v[i]);
+	for (size_t i = 0; i < r->o.ks_skip_targets.n; i++)
+		strlist_push(&ko.skip_targets, r->o.ks_skip_targets.v[i]);
+	for (size_t i = 0; i < r->o.ks_tests.n; i++)
+		strlist_push(&ko.tests, r->o.ks_tests.v[i]);
+	ko.src_dir = r->o.kselftest_src;
+	ko.kernel_config = r->kernel_config;
+	ko.modules = r->o.modules_dir != NULL;
+	ko.timeout = r->o.timeout_given ? r->o.timeout_s : 0;
+	ret = kselftest_manifest(&ko, manifest, &info);
+	if (!ret) {
+		kselftest_info_describe(&info, &msg);
+		if (!r->o.quiet)
+			fputs(msg.buf, stderr);
+		strlist_push(&r->inputs, manifest);
+	}
+	strbuf_release(&msg);
+	kselftest_info_release(&info);
+	kselftest_opts_release(&ko);
+	free(manifest);
 	return ret;
 }
 
@@ -1246,7 +1353,7 @@ static int finish_run(struct run *r, const char *cmd_line)
 	rep.kernel = r->kernel_image;
 	rep.kernel_release = sum.kernel;
 	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
-	rep.suite = "tapboot";
+	rep.suite = r->o.kselftest ? "kselftest" : "tapboot";
 	rep.complete = sum.complete;
 	rep.error = errors.len ? errors.buf : NULL;
 	rep.wall_s = now_s() - r->start;
@@ -1283,11 +1390,12 @@ static int finish_run(struct run *r, const char *cmd_line)
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o.quiet)
 		fputs("\r\033[K", stderr);
-	report_summary_fprint(stdout, &rep);
+	report_summary_fprint_policy(stdout, &rep, &r->o.policy);
 	if (errors.len)
 		error("%s", errors.buf);
 	printf("results: %s/\n", r->dir);
-	status = r->interrupted ? EXIT_INTERRUPTED : report_exit_status(&rep);
+	status = r->interrupted ? EXIT_INTERRUPTED :
+				  report_exit_status_policy(&rep, &r->o.policy, NULL);
 	strbuf_release(&errors);
 	free(tests);
 	return status;
@@ -1304,6 +1412,11 @@ int cmd_run(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	strlist_init(&r.o.filters);
 	strlist_init(&r.o.load_modules);
+	strlist_init(&r.o.ks_targets);
+	strlist_init(&r.o.ks_skip_targets);
+	strlist_init(&r.o.ks_tests);
+	strlist_init(&r.o.expect_skip);
+	strlist_init(&r.inputs);
 	arch_config_init(&r.cfg);
 	plan_init(&r.plan);
 	r.start = now_s();
@@ -1336,11 +1449,17 @@ int cmd_run(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (build_image(&r) < 0) {
+	for (size_t i = 0; i < r.o.ntests; i++)
+		strlist_push(&r.inputs, r.o.tests[i]);
+	if ((r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0) {
 		/* bad input: leave nothing behind (the builder removes its own temporary file) */
 		if (r.dir_created) {
 			char *t = xasprintf("%s/tests", r.dir);
 
+			char *m = xasprintf("%s/kselftest.manifest", r.dir);
+
+			unlink(m);
+			free(m);
 			rmdir(t);
 			rmdir(r.dir);
 			free(t);
