@@ -983,7 +983,7 @@ static void plan_vms(struct run *r)
 			r->nvms == 1 ? xasprintf("%s/console.log", r->dir) :
 				       xasprintf("%s/console.%zu.log", r->dir, v + 1);
 	}
-	for (size_t i = 0, d = 0; i < nsel; i++) {
+	for (size_t i = 0, d = 0, seen = 0; i < nsel; i++) {
 		const struct plan_test *t = &r->plan.tests[sel[i]];
 		struct vm *vm;
 
@@ -993,16 +993,23 @@ static void plan_vms(struct run *r)
 				xasprintf(TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1",
 					  sel[i] + 1);
 		} else {
-			/* the init's shard counts over the filtered list, disruptive tests too */
-			vm = &r->vms[nshards > 1 ? i % nshards : 0];
+			/* the init's shard counts over what it selects: the filtered tests less
+			 * the disruptive ones when those run elsewhere */
+			vm = &r->vms[nshards > 1 ? seen % nshards : 0];
+			seen++;
 		}
 		vm->tests[vm->ntests++] = sel[i];
 	}
-	/* A shard also meets the disruptive tests in its share and reports them skipped; the
-	 * merge takes each test from the VM that owns it. */
-	for (size_t v = 0; v < nshards; v++)
+	for (size_t v = 0; v < nshards; v++) {
+		struct strbuf a = STRBUF_INIT;
+
+		strbuf_grow(&a, 0);
 		if (nshards > 1)
-			r->vms[v].select_args = xasprintf(TAPBOOT_ARG_SHARD "%zu/%zu", v, nshards);
+			strbuf_addf(&a, TAPBOOT_ARG_SHARD "%zu/%zu", v, nshards);
+		if (ndisr)
+			strbuf_addf(&a, "%s" TAPBOOT_ARG_DISRUPTIVE "elsewhere", a.len ? " " : "");
+		r->vms[v].select_args = strbuf_detach(&a);
+	}
 	free(sel);
 }
 

@@ -34,6 +34,7 @@ struct init_options {
 	struct strlist filters; /* tapboot.filter= globs, OR'ed */
 	long timeout_s;		/* tapboot.timeout=, -1 when absent */
 	bool disruptive;
+	bool disruptive_elsewhere; /* tapboot.disruptive=elsewhere: leave them out, another VM runs them */
 	unsigned shard_k, shard_n; /* shard_n == 0: no sharding */
 	unsigned *only;		   /* tapboot.only= plan numbers (1-based), owned */
 	size_t n_only;

@@ -67,8 +67,10 @@ static void parse_word(struct init_options *o, const char *w)
 		val = w + strlen(TAPBOOT_ARG_DISRUPTIVE);
 		if (!strcmp(val, "1") || !strcmp(val, "0"))
 			o->disruptive = *val == '1';
+		else if (!strcmp(val, "elsewhere"))
+			o->disruptive_elsewhere = true;
 		else
-			bad(o, TAPBOOT_ARG_DISRUPTIVE, val, "expected 0 or 1");
+			bad(o, TAPBOOT_ARG_DISRUPTIVE, val, "expected 0, 1 or elsewhere");
 	} else if (!strncmp(w, TAPBOOT_ARG_SHARD, strlen(TAPBOOT_ARG_SHARD))) {
 		char *copy = xstrdup(w + strlen(TAPBOOT_ARG_SHARD));
 		char *slash = strchr(copy, '/');
@@ -154,6 +156,9 @@ size_t *init_select(const struct plan *p, const struct init_options *o, size_t *
 
 	for (size_t i = 0; i < p->n; i++) {
 		if (!wanted(p, i, o))
+			continue;
+		/* the host runs each of these in a VM of its own */
+		if (o->disruptive_elsewhere && (p->tests[i].flags & PLAN_FLAG_DISRUPTIVE))
 			continue;
 		/* Shards count over the filtered list, so K/N splits what would have run. */
 		if (!o->shard_n || seen % o->shard_n == o->shard_k)

@@ -20,7 +20,8 @@
 #define TAPBOOT_ARG_NONCE "tapboot.nonce="
 #define TAPBOOT_ARG_FILTER "tapboot.filter=" /* glob on the test name; repeatable */
 #define TAPBOOT_ARG_TIMEOUT "tapboot.timeout=" /* seconds, overrides every test's timeout */
-#define TAPBOOT_ARG_DISRUPTIVE "tapboot.disruptive=" /* 1: run tests flagged disruptive */
+/* 1: run tests flagged disruptive; elsewhere: leave them out (each has a VM of its own) */
+#define TAPBOOT_ARG_DISRUPTIVE "tapboot.disruptive="
 #define TAPBOOT_ARG_SHARD "tapboot.shard=" /* K/N: run tests whose index % N == K */
 #define TAPBOOT_ARG_ONLY "tapboot.only=" /* run only test number N (1-based), repeatable */
 

@@ -177,6 +177,7 @@ static char *selected(const char *cmdline)
 	plan_init(&p);
 	for (size_t i = 0; i < 5; i++)
 		plan_add(&p, names[i], "/tests/x");
+	p.tests[1].flags |= PLAN_FLAG_DISRUPTIVE; /* net_b */
 	init_options_init(&o);
 	init_options_parse(&o, cmdline);
 	sel = init_select(&p, &o, &n);
@@ -195,6 +196,13 @@ static void test_select(void)
 
 	s = selected("");
 	check_str(s, "net_a,net_b,mm_a,mm_b,fs_a");
+	free(s);
+	/* a disruptive test that runs in a VM of its own is left out, before sharding */
+	s = selected("tapboot.disruptive=elsewhere");
+	check_str(s, "net_a,mm_a,mm_b,fs_a");
+	free(s);
+	s = selected("tapboot.disruptive=elsewhere tapboot.shard=1/2");
+	check_str(s, "mm_a,fs_a");
 	free(s);
 	s = selected("tapboot.filter=net_* tapboot.filter=fs_?");
 	check_str(s, "net_a,net_b,fs_a");
