@@ -2,9 +2,12 @@
  * (begin, run markers, results with YAML blocks, nested TAP from the tests) with kernel lines
  * (printk timestamps and caller ids) between lines and, every 50th time, in the middle of a test
  * line, CRLF line ends as the UART writes them. Deterministic (fixed LCG seed).
- * usage: parser_gen MEGABYTES > console.log */
+ * usage: parser_gen MEGABYTES [ktap] > console.log   (ktap: KUnit's output instead) */
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned long long rng = 0x5eed;
 
@@ -25,11 +28,64 @@ static const char *const kmsg[] = {
 	"process 'tests/mm/madv' started with executable stack",
 };
 
+/* One printk line: the timestamp prefix, then the text. */
+static unsigned long long kline(double *ts, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	*ts += rnd(100) / 1e6;
+	n = printf("[%5u.%06u] ", (unsigned)*ts, (unsigned)((*ts - (unsigned)*ts) * 1e6));
+	va_start(ap, fmt);
+	n += vprintf(fmt, ap);
+	va_end(ap);
+	return n > 0 ? (unsigned long long)n : 0;
+}
+
+/* KUnit's form, for the side-by-side run with kunit_tool: printk timestamps on every line (no
+ * caller ids, whose varying width kunit_tool cannot strip), suites of cases nested 4 spaces
+ * under "# Subtest:", kernel lines between the lines. */
+static int ktap(unsigned long long limit)
+{
+	unsigned long long out = 0;
+	double ts = 0.5;
+	unsigned suites = (unsigned)(limit / 510) + 1;
+
+	out += kline(&ts, "KTAP version 1\n");
+	out += kline(&ts, "1..%u\n", suites);
+	for (unsigned s = 1; s <= suites; s++) {
+		unsigned cases = 1 + rnd(6);
+
+		out += kline(&ts, "    KTAP version 1\n");
+		out += kline(&ts, "    # Subtest: suite%u\n", s);
+		out += kline(&ts, "    1..%u\n", cases);
+		unsigned failed = 0;
+
+		for (unsigned c = 1; c <= cases; c++) {
+			bool ok = rnd(10) != 0;
+
+			if (rnd(3) == 0)
+				out += kline(&ts, "%s\n", kmsg[rnd(8)]);
+			out += kline(&ts, "    # case%u: initializing\n", c);
+			out += kline(&ts, "    %s %u case%u\n", ok ? "ok" : "not ok", c, c);
+			failed += !ok;
+		}
+		out += kline(&ts, "# suite%u: pass:%u fail:%u skip:0 total:%u\n", s, cases - failed,
+			     failed, cases);
+		out += kline(&ts, "%s %u suite%u\n", failed ? "not ok" : "ok", s, s);
+	}
+	(void)out;
+	return ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long limit = (argc > 1 ? strtoull(argv[1], NULL, 10) : 100) << 20, out = 0;
 	double ts = 1.5;
 	unsigned n = 0;
+
+	if (argc > 2 && !strcmp(argv[2], "ktap"))
+		return ktap(limit);
 
 	out += (unsigned long long)printf("# tapboot: begin nonce=c0ffee tests=0 "
 					  "kernel=6.1.0-57-amd64\r\nTAP version 13\r\n");

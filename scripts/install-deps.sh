@@ -14,7 +14,7 @@ case $what in
 build) pkgs="$need_build" ;;
 demo) pkgs="$need_build $need_run $need_cross rsync" ;;  # rsync: headers_install (kselftest-build.sh)
 check) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check rsync" ;;
-all) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check rsync bc flex bison libssl-dev" ;;
+all) pkgs="$need_build $need_run $need_cross $need_more_cross $need_check rsync bc flex bison libssl-dev linux-source-6.1" ;;
 *) echo "usage: $0 [build|demo|check|all]" >&2; exit 2 ;;
 esac
 
