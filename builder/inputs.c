@@ -1,6 +1,7 @@
 /* inputs.c: classify builder inputs and parse them (directories, gen_init_cpio lists, tapboot
  * manifests) into image entries and plan tests. Writing is cpio_writer.c's job. */
 #include "inputs.h"
+#include "kselftest.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -256,26 +257,28 @@ static int walk_dir(struct walk *w, const char *host, const char *image, const c
 
 /* A kselftest install tree (`make -C tools/testing/selftests install`) lists its tests in
  * kselftest-list.txt as COLLECTION:TEST; the other executables there are helpers. Each
- * collection's `settings` file may set `timeout=N` (runner.sh evals it; it is parsed here). */
-static unsigned kselftest_timeout(const char *host, const char *collection, unsigned dflt)
+ * collection's `settings` file may set `timeout=N`: parsed (kselftest_parse_settings), never
+ * evaluated as runner.sh does. Names are COLLECTION:TEST, as under `tapboot run --kselftest`. */
+static int kselftest_timeout(const char *host, const char *collection, unsigned dflt,
+			     unsigned *out)
 {
-	char *path = xasprintf("%s/%s/settings", host, collection), *line = NULL;
-	size_t len = 0;
+	char *path = xasprintf("%s/%s/settings", host, collection), *buf;
+	size_t len;
 	unsigned t = dflt;
-	FILE *fp = fopen(path, "r");
+	bool has = false;
+	int ret = 0;
 
-	while (fp && getline(&line, &len, fp) > 0) {
-		unsigned v;
-
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!strncmp(line, "timeout=", 8) && parse_uint(line + 8, &v))
-			t = v;
+	*out = dflt;
+	if (access(path, F_OK) == 0) {
+		buf = read_all(path, &len, path);
+		if (!buf || kselftest_parse_settings(buf, len, path, &t, &has) < 0)
+			ret = -1;
+		else if (has)
+			*out = t;
+		free(buf);
 	}
-	if (fp)
-		fclose(fp);
-	free(line);
 	free(path);
-	return t;
+	return ret;
 }
 
 static int kselftest_list(struct inputs *in, const char *host, const char *image, const char *list)
@@ -305,15 +308,15 @@ static int kselftest_list(struct inputs *in, const char *host, const char *image
 		}
 		*colon = '\0';
 		origin = xasprintf("%s:%u", list, line);
-		name = xasprintf("%s/%s", p, colon + 1);
-		img = xasprintf("%s/%s", image, name);
+		name = xasprintf("%s:%s", p, colon + 1);
+		img = xasprintf("%s/%s/%s", image, p, colon + 1);
 		e = image_find(in->img, img);
 		if (!e || e->type != IMAGE_FILE || !e->src)
 			ret = error_at(list, line, "test '%s' is not a file in '%s'", name, host);
 		else if (!(t = add_test(in, name, img, e->src, origin)))
 			ret = -1;
 		else
-			t->timeout_s = kselftest_timeout(host, p, in->default_timeout);
+			ret = kselftest_timeout(host, p, in->default_timeout, &t->timeout_s);
 		free(origin);
 		free(name);
 		free(img);
@@ -446,7 +449,9 @@ static int list_line(struct inputs *in, char *p, const char *file, unsigned line
 			break;
 	if (kind == ARRAY_SIZE(list_usage))
 		return error_at(file, line,
-				"unknown type '%s' (expected file, dir, nod, slink, pipe or sock)",
+				"unknown type '%s' (expected file, dir, nod, slink, pipe or sock; "
+				"a file without execute permission is read as a gen_init_cpio list: "
+				"chmod +x it if it is a test)",
 				kw);
 	want = kind == 0 || kind == 3 ? 5 : kind == 2 ? 7 : 4;
 	while (nw < want && (w[nw] = next_word(&p)))

@@ -371,7 +371,9 @@ static void test_list_errors(void)
 	char *m;
 
 	check_list_error("fil /a b 0644 0 0",
-			 "unknown type 'fil' (expected file, dir, nod, slink, pipe or sock)");
+			 "unknown type 'fil' (expected file, dir, nod, slink, pipe or sock; a file "
+			 "without execute permission is read as a gen_init_cpio list: chmod +x it "
+			 "if it is a test)");
 	check_list_error("file /a", "expected 'file <name> <location> <mode> <uid> <gid> "
 				    "[<hard links>]'");
 	check_list_error("dir /a 0755 0", "expected 'dir <name> <mode> <uid> <gid>'");
@@ -1231,9 +1233,9 @@ static void test_kselftest_tree(void)
 	pt = plan_text(&p);
 	check_str(pt,
 		  "tapboot-plan 1\n"
-		  "test size/get_size\npath /tests/size/get_size\ncwd /tests/size\ntimeout 45\n"
+		  "test size:get_size\npath /tests/size/get_size\ncwd /tests/size\ntimeout 45\n"
 		  "end\n"
-		  "test rtc/rtctest\npath /tests/rtc/rtctest\ncwd /tests/rtc\ntimeout 210\nend\n");
+		  "test rtc:rtctest\npath /tests/rtc/rtctest\ncwd /tests/rtc\ntimeout 210\nend\n");
 	free(pt);
 	free(err);
 	plan_release(&p);
@@ -1242,12 +1244,22 @@ static void test_kselftest_tree(void)
 	plan_init(&p);
 	err = build(&o, in, 1, tmp("ks2.cpio"), &p, &ret);
 	check_int(ret, ==, -1);
-	if (asprintf(&want, "tapboot: %s:2: test 'rtc/gone' is not a file in '%s'\n",
+	if (asprintf(&want, "tapboot: %s:2: test 'rtc:gone' is not a file in '%s'\n",
 		     tmp("ks/kselftest-list.txt"), tmp("ks")) < 0)
 		exit(1);
 	check_str(err, want);
 	check(!exists(tmp("ks2.cpio")));
 	free(want);
+	free(err);
+	plan_release(&p);
+	/* a settings line that is not KEY=VALUE: an error with file:line, as under --kselftest */
+	test_write_file("ks/kselftest-list.txt", "size:get_size\nrtc:rtctest\n", 26, 0644);
+	test_write_file("ks/rtc/settings", "timeout 210\n", 12, 0644);
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("ks3.cpio"), &p, &ret);
+	check_int(ret, ==, -1);
+	check(err && strstr(err, "rtc/settings:1: "));
+	check(!exists(tmp("ks3.cpio")));
 	free(err);
 	plan_release(&p);
 	builder_opts_release(&o);
