@@ -60,6 +60,12 @@ static void summary_table(FILE *fp, const struct report_run *r)
 
 		fprintf(fp, "incomplete: %s\n", e);
 		free(e);
+	} else if (r->summary && r->summary->crashed && r->summary->crash_line) {
+		/* the run completed anyway (an Oops, KUnit's panic after its last test) */
+		char *e = report_one_line(r->summary->crash_line);
+
+		fprintf(fp, "kernel crash seen: %s\n", e);
+		free(e);
 	}
 }
 

@@ -383,6 +383,23 @@ static void t_summary(void)
 		     "6 tests: 1 pass, 1 fail, 1 skip, 1 timeout, 1 crash, 1 missing\n"
 		     "incomplete: kernel crash: Kernel panic - not syncing: x\n");
 	free(s);
+
+	/* a crash in a run that completed anyway is still said */
+	{
+		struct tap_summary sum;
+
+		memset(&sum, 0, sizeof(sum));
+		sum.crashed = true;
+		sum.crash_line = (char *)"Oops: 0000 [#1] SMP";
+		r.complete = true;
+		r.summary = &sum;
+		r.ntests = 1;
+		s = to_string(summary_fn, &r);
+		check_str(s, "pass       0.012s  proc/fd-001-lookup\n"
+			     "1 tests: 1 pass, 0 fail, 0 skip\n"
+			     "kernel crash seen: Oops: 0000 [#1] SMP\n");
+		free(s);
+	}
 }
 
 static int load_missing(void *arg)
