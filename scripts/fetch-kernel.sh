@@ -14,7 +14,14 @@ meta=$(get debian_kernel)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch
 mkdir -p "$cache"
 if [ -f "$cache/image" ] && [ -f "$(cat "$cache/image")" ]; then
-	cat "$cache/image"
+	img=$(cat "$cache/image")
+	root=$(dirname "$(dirname "$img")")
+	for m in "$root"/lib/modules/*; do
+		if [ -d "$m" ] && [ ! -f "$m/modules.dep" ] && command -v depmod >/dev/null 2>&1; then
+			depmod -b "$root" "$(basename "$m")" || true
+		fi
+	done
+	echo "$img"
 	exit 0
 fi
 work=$(mktemp -d "$cache/fetch.XXXXXX")
@@ -53,6 +60,17 @@ dpkg -x "$deb" "$work/x"
 mv "$work/x" "$dest"
 img=$(ls "$dest"/boot/vmlinu[xz]-* 2>/dev/null | head -1)
 [ -n "$img" ] || { echo "fetch-kernel: no kernel image in $deb" >&2; exit 1; }
+# The package has no modules.dep (its postinst runs depmod); make it, so --modules can resolve
+# a module's dependencies.
+for m in "$dest"/lib/modules/*; do
+	[ -d "$m" ] || continue
+	if command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ]; then
+		PATH=$PATH:/usr/sbin:/sbin depmod -b "$dest" "$(basename "$m")" ||
+			echo "fetch-kernel: depmod failed for $m" >&2
+	else
+		echo "fetch-kernel: depmod not found (apt-get install kmod): no modules.dep in $m" >&2
+	fi
+done
 cfg=$(ls "$dest"/boot/config-* 2>/dev/null | head -1 || true)
 [ -n "$cfg" ] && ln -sf "$cfg" "$cache/config"
 echo "$img" >"$cache/image.tmp" && mv "$cache/image.tmp" "$cache/image"
