@@ -60,7 +60,7 @@ INIT_HOST := $(OUT)/init-host
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 INITS := $(foreach a,$(INIT_ARCHES),$(OUT)/init/$(a)/init)
 
-.PHONY: all help tools inits guest check unit boot demo deps kernels clean bench fuzz format
+.PHONY: all help tools inits guest check unit boot demo kselftest-demo deps kernels clean bench fuzz format
 all: tools inits guest
 
 help:
@@ -69,6 +69,7 @@ help:
 	@echo '  demo           install missing packages, fetch kernels, boot the examples'
 	@echo '  check          the whole test suite (unit tests and real boots)'
 	@echo '  unit           unit tests only (no QEMU)'
+	@echo '  kselftest-demo build kselftests from Debian linux-source, run them on x86_64 and arm64'
 	@echo '  bench          side-by-side benchmarks (BENCH_QUICK=1 for a short run)'
 	@echo '  fuzz           longer fuzz runs of the parsers'
 	@echo '  deps           install the Debian packages the build and tests need'
@@ -182,6 +183,11 @@ demo:
 	$(Q)scripts/install-deps.sh demo
 	$(Q)$(MAKE) --no-print-directory all INIT_ARCHES="x86_64 arm64"
 	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) scripts/demo.sh
+
+kselftest-demo:
+	$(Q)scripts/install-deps.sh all
+	$(Q)$(MAKE) --no-print-directory all INIT_ARCHES="x86_64 arm64"
+	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) scripts/kselftest-demo.sh
 
 bench:
 	$(Q)scripts/install-deps.sh all
