@@ -1173,6 +1173,8 @@ static void boot_all(struct run *r, int sigfd)
 		bool probe = kvm && r->o.accel == ACCEL_AUTO, any_begun = false;
 
 		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+		if (!r->o.quiet)
+			fprintf(stderr, "accelerator: %s\n", r->accel_note);
 		for (size_t v = 0; v < r->nvms && !r->interrupted; v += jobs) {
 			size_t n = r->nvms - v < jobs ? r->nvms - v : jobs;
 
@@ -1488,8 +1490,6 @@ int cmd_run(int argc, char **argv)
 			r.cfg.arch, r.kernel_image, r.plan.n, r.plan.n == 1 ? "" : "s", r.nvms,
 			r.nvms == 1 ? "" : "s", r.dir);
 	boot_all(&r, sigfd);
-	if (!r.o.quiet)
-		fprintf(stderr, "%saccelerator: %s\n", r.tty ? "\r\033[K" : "", r.accel_note);
 	status = finish_run(&r, cmd_line);
 out:
 	if (sigfd >= 0)
