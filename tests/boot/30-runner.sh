@@ -64,7 +64,7 @@ if [ -e /dev/kvm ]; then
 	d=$WORK/kvm1
 	XDG_CACHE_HOME=$cache "$TAPBOOT" run --kernel "$k" -o "$d" "$g/pass" >/dev/null 2>"$WORK/e-kvm1"
 	rc=$?
-	if grep -q "accelerator: kvm (auto)" "$WORK/e-kvm1"; then
+	if [ "$(jq -r .accel "$d/results.json")" = kvm ]; then
 		is "$rc" 0 "KVM works here: the run passes under it"
 	else
 		is "$rc" 0 "KVM broken here: the run still passes, under TCG"
