@@ -573,7 +573,9 @@ int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char
 
 			while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
 				*--end = '\0';
-			ret = list_line(in, s, file, line);
+			/* a line of only "\r" and blanks is blank (found by fuzz/fuzz_inputs.c) */
+			if (*s)
+				ret = list_line(in, s, file, line);
 		}
 		p = nl ? nl + 1 : NULL;
 	}

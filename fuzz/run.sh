@@ -84,7 +84,7 @@ for h in $harnesses; do
 	if ! "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-close_fd_mask=2 \
 		-artifact_prefix="$art" -print_final_stats=1 "$corpus" >"$out/$h.log" 2>&1; then
-		echo "fuzz: $h found a problem: $(ls "$art" | head -1) (log: $out/$h.log)" >&2
+		echo "fuzz: $h found a problem: $(ls -t "$art" | head -1) (log: $out/$h.log)" >&2
 		tail -30 "$out/$h.log" >&2
 		status=1
 	else
