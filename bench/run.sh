@@ -1,0 +1,477 @@
+#!/bin/bash
+# run.sh: `make bench`: every performance claim of issues 3-7 measured side by side against its
+# peer in one run on this machine, printed as one table and written to bench/results.md.
+#
+# Method: per row a warm-up of both sides, then REPS runs with the two sides interleaved
+# (A B A B) so that drift on a shared machine hits both; medians, min and max. The ratio is
+# tapboot's median over the peer's, in the row's unit (seconds: lower is better; MB/s: higher).
+# Peers come from Debian packages at bench time (linux-source-6.1 through
+# scripts/kselftest-build.sh: usr/gen_init_cpio.c, kunit_tool, run_kselftest.sh and the
+# kselftests; GNU cpio, bsdcpio, busybox-static, zstd) and bench/minimal-boot.sh.
+#
+# Environment: OUT, TAPBOOT (from make); BENCH_QUICK=1 one repetition, no warm-up, smaller
+# inputs (make check runs that to keep the bench working); BENCH_REPS (default 5),
+# BENCH_BOOT_REPS (3), BENCH_KSELFTEST_REPS (2); BENCH_RESULTS: the markdown file (default
+# bench/results.md, or $OUT/bench/results-quick.md in quick mode so that a check does not
+# overwrite the committed table).
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$TOP/build}
+TAPBOOT=${TAPBOOT:-$OUT/tapboot}
+QUICK=${BENCH_QUICK:-}
+[ "$QUICK" = 0 ] && QUICK=
+if [ -n "$QUICK" ]; then
+	REPS=1 BOOT_REPS=1 KS_REPS=1 WARM=0 PARSE_MB=10 SLEEPERS=6
+	RESULTS=${BENCH_RESULTS:-$OUT/bench/results-quick.md}
+else
+	REPS=${BENCH_REPS:-5} BOOT_REPS=${BENCH_BOOT_REPS:-3} KS_REPS=${BENCH_KSELFTEST_REPS:-2}
+	WARM=1 PARSE_MB=100 SLEEPERS=20
+	RESULTS=${BENCH_RESULTS:-$TOP/bench/results.md}
+fi
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot
+mkdir -p "$OUT/bench"
+OUT=$(cd "$OUT" && pwd)
+BOUT=$OUT/bench
+W=$(mktemp -d "${TMPDIR:-/tmp}/tapboot-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+LOG=$W/log
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+
+say() { echo "bench: $*" >&2; }
+[ -x "$TAPBOOT" ] || { echo "bench: $TAPBOOT is not built: run make" >&2; exit 2; }
+
+# ---- timing ----
+# now: microseconds (bash's clock, no fork); secs START: the seconds since START, into V.
+now() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+T0=
+start() { T0=${EPOCHREALTIME/./}; }
+stop() {
+	local d=$((${EPOCHREALTIME/./} - T0))
+	printf -v V '%d.%06d' $((d / 1000000)) $((d % 1000000))
+}
+# cpu_of FILE: user+sys seconds that /usr/bin/time -f '%U %S' wrote (at least 0.01).
+cpu_of() { awk '{ v = $1 + $2; if (v < 0.01) v = 0.01; printf "%.2f", v }' "$1"; }
+
+# ---- rows ----
+ROWS=()   # markdown lines
+NOTES=()  # footnotes
+# stats VALUES...: "median min max"
+stats() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+	m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+	printf "%g %g %g", m, v[1], v[NR] }'; }
+fmt() { awk -v v="$1" 'BEGIN { if (v >= 100) printf "%.0f", v; else if (v >= 10) printf "%.1f", v;
+	else if (v >= 1) printf "%.2f", v; else printf "%.3f", v }'; }
+# emit WHAT UNIT GOAL ("<= 1.3", ">= 20" or "-") A-SAMPLES B-SAMPLES [PEER-LABEL]
+# (samples space-separated). PEER-LABEL replaces the peer's figures (a fixed goal).
+emit() {
+	local what=$1 unit=$2 goal=$3 a b ratio met pl=${6:-}
+	read -r am amin amax <<<"$(stats $4)"
+	read -r bm bmin bmax <<<"$(stats $5)"
+	ratio=$(awk -v a="$am" -v b="$bm" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+	case $goal in
+	"<= "*) met=$(awk -v r="$ratio" -v g="${goal#<= }" 'BEGIN { print (r + 0 <= g + 0 ? "yes" : "NO") }') ;;
+	">= "*) met=$(awk -v r="$ratio" -v g="${goal#>= }" 'BEGIN { print (r + 0 >= g + 0 ? "yes" : "NO") }') ;;
+	*) met="-" ;;
+	esac
+	a="$(fmt "$am") $unit"
+	b="$(fmt "$bm") $unit"
+	[ -n "$pl" ] && b=$pl
+	local ar br
+	ar="$(fmt "$amin")-$(fmt "$amax")"
+	br="$(fmt "$bmin")-$(fmt "$bmax")"
+	[ -n "$pl" ] && br="-"
+	[ "$goal" = - ] && goal="- (reported)" || goal="$goal x"
+	ROWS+=("| $what | $a | $b | ${ratio}x | $goal | $met | $ar | $br |")
+	say "$what: tapboot $a, peer $b, ratio ${ratio}x"
+}
+na() { # na WHAT REASON
+	ROWS+=("| $1 | n/a ($2) | | n/a | | | | |")
+	say "$1: n/a ($2)"
+}
+# pair WHAT UNIT GOAL FN-A FN-B [REPS]: warm-up, REPS interleaved runs, emit. Each FN sets V
+# (the sample, in UNIT) and returns non-zero on failure (then the row is n/a, reason in ERR).
+ERR=
+pair() {
+	local what=$1 unit=$2 goal=$3 fa=$4 fb=$5 n=${6:-$REPS} i sa= sb=
+	ERR=
+	if [ "$WARM" = 1 ]; then
+		$fa || { na "$what" "${ERR:-$fa failed}"; return; }
+		$fb || { na "$what" "${ERR:-$fb failed}"; return; }
+	fi
+	for ((i = 0; i < n; i++)); do
+		$fa || { na "$what" "${ERR:-$fa failed}"; return; }
+		sa+=" $V"
+		$fb || { na "$what" "${ERR:-$fb failed}"; return; }
+		sb+=" $V"
+	done
+	emit "$what" "$unit" "$goal" "$sa" "$sb"
+}
+# run_q CMD...: the command with its output in the log; fails with ERR naming it.
+run_q() {
+	"$@" >>"$LOG" 2>&1 || { ERR="$(basename "$1") exited $?, see the log"; return 1; }
+}
+
+# ---- the peers from linux-source ----
+say "kselftest tree and linux-source (scripts/kselftest-build.sh x86_64)"
+TREE=$("$TOP/scripts/kselftest-build.sh" x86_64 2>>"$LOG") || TREE=
+SRC=$CACHE/kselftest/src/linux-source-6.1
+GIC=$BOUT/gen_init_cpio
+if [ -f "$SRC/usr/gen_init_cpio.c" ]; then
+	[ -x "$GIC" ] && [ "$GIC" -nt "$SRC/usr/gen_init_cpio.c" ] ||
+		gcc -O2 -o "$GIC" "$SRC/usr/gen_init_cpio.c" >>"$LOG" 2>&1 || rm -f "$GIC"
+fi
+KX86=$("$TOP/scripts/fetch-kernel.sh" x86_64 2>>"$LOG") || KX86=
+KARM=$("$TOP/scripts/fetch-kernel.sh" arm64 2>>"$LOG") || KARM=
+
+# gen_init_cpio's list for a tree (directories, files, symlinks as they are).
+gic_list() { # gic_list TREE > LIST
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort) | while IFS= read -r p; do
+		local f=$1/${p#./} n=/${p#./}
+		if [ -L "$f" ]; then echo "slink $n $(readlink "$f") 0777 0 0"
+		elif [ -d "$f" ]; then echo "dir $n $(stat -c %a "$f") 0 0"
+		elif [ -f "$f" ]; then echo "file $n $f $(stat -c %a "$f") 0 0"
+		fi
+	done
+}
+
+# ---- 1. image build ----
+b_tb_none() { start; run_q "$TAPBOOT" build -o "$W/tb.cpio" "$TREE" || return 1; stop; }
+b_gic_none() { start; "$GIC" "$W/list" >"$W/gic.cpio" 2>>"$LOG" || { ERR="gen_init_cpio failed"; return 1; }; stop; }
+b_cpio_none() {
+	start
+	(cd "$TREE" && find . | cpio -o -H newc --quiet >"$W/gnu.cpio") 2>>"$LOG" || { ERR="GNU cpio failed"; return 1; }
+	stop
+}
+b_bsd_none() {
+	start
+	(cd "$TREE" && find . | bsdcpio -o --format newc >"$W/bsd.cpio") 2>>"$LOG" || { ERR="bsdcpio failed"; return 1; }
+	stop
+}
+COLD=0
+b_tb_zstd() { # a cold segment cache each time: a first build
+	COLD=$((COLD + 1))
+	start
+	XDG_CACHE_HOME=$W/cold$COLD run_q "$TAPBOOT" build --compress zstd -o "$W/tb.zst" "$TREE" || return 1
+	stop
+	rm -rf "$W/cold$COLD"
+}
+b_gic_zstd() {
+	start
+	{ "$GIC" "$W/list" | zstd -3 -T0 -q >"$W/gic.zst"; } 2>>"$LOG" || { ERR="gen_init_cpio | zstd failed"; return 1; }
+	stop
+}
+b_cpio_zstd() {
+	start
+	(cd "$TREE" && find . | cpio -o -H newc --quiet | zstd -3 -T0 -q >"$W/gnu.zst") 2>>"$LOG" || { ERR="GNU cpio | zstd failed"; return 1; }
+	stop
+}
+b_bsd_zstd() {
+	start
+	(cd "$TREE" && find . | bsdcpio -o --format newc | zstd -3 -T0 -q >"$W/bsd.zst") 2>>"$LOG" || { ERR="bsdcpio | zstd failed"; return 1; }
+	stop
+}
+if [ -z "$TREE" ] || [ ! -x "$GIC" ]; then
+	for r in "image build, uncompressed" "image build, zstd" "incremental rebuild"; do
+		na "$r" "no kselftest tree or gen_init_cpio: scripts/kselftest-build.sh x86_64 failed"
+	done
+else
+	gic_list "$TREE" >"$W/list"
+	sz=$(du -sm "$TREE" | cut -f1)
+	nf=$(find "$TREE" -type f | wc -l)
+	in="kselftest tree, $sz MB in $nf files"
+	say "1. image build ($in)"
+	pair "image build, uncompressed ($in): tapboot build vs gen_init_cpio" s "<= 1.3" b_tb_none b_gic_none
+	pair "image build, uncompressed: tapboot build vs GNU cpio" s "<= 0.333" b_tb_none b_cpio_none
+	pair "image build, uncompressed: tapboot build vs bsdcpio (extra)" s - b_tb_none b_bsd_none
+	pair "image build, zstd -3: tapboot build (cold cache) vs gen_init_cpio \\| zstd -T0" s "<= 1.3" b_tb_zstd b_gic_zstd
+	pair "image build, zstd -3: tapboot build (cold cache) vs GNU cpio \\| zstd -T0" s "<= 0.333" b_tb_zstd b_cpio_zstd
+	pair "image build, zstd -3: tapboot build (cold cache) vs bsdcpio \\| zstd -T0 (extra)" s - b_tb_zstd b_bsd_zstd
+
+	# ---- 2. incremental rebuild: one test changes (a byte appended), zstd, warm cache ----
+	say "2. incremental rebuild"
+	cp -a "$TREE" "$W/tree"
+	first=$(head -1 "$W/tree/kselftest-list.txt")
+	victim=$W/tree/${first%%:*}/${first#*:}
+	gic_list "$W/tree" >"$W/list2"
+	XDG_CACHE_HOME=$W/warm "$TAPBOOT" build --compress zstd -o "$W/inc.zst" "$W/tree" >>"$LOG" 2>&1
+	b_tb_inc() {
+		printf '\0' >>"$victim"
+		start
+		XDG_CACHE_HOME=$W/warm run_q "$TAPBOOT" build --compress zstd -o "$W/inc.zst" "$W/tree" || return 1
+		stop
+	}
+	b_gic_inc() {
+		start
+		{ "$GIC" "$W/list2" | zstd -3 -T0 -q >"$W/gic2.zst"; } 2>>"$LOG" || { ERR="gen_init_cpio failed"; return 1; }
+		stop
+	}
+	pair "incremental rebuild, zstd, one test changed ($first): tapboot build vs gen_init_cpio \\| zstd (full)" s - b_tb_inc b_gic_inc
+fi
+
+# ---- 3. boot to result, one trivial test ----
+RUNS=0
+tb_boot() { # tb_boot ARCH KERNEL
+	RUNS=$((RUNS + 1))
+	start
+	run_q "$TAPBOOT" run --kernel "$2" -q -o "$W/boot$RUNS" "$OUT/guest/$1/static/pass" || return 1
+	stop
+	rm -rf "$W/boot$RUNS"
+}
+mb_boot() { # mb_boot ARCH MODE
+	start
+	run_q "$TOP/bench/minimal-boot.sh" "$1" "$2" || return 1
+	stop
+}
+for arch in x86_64 arm64; do
+	[ "$arch" = x86_64 ] && k=$KX86 || k=$KARM
+	if [ -z "$k" ] || [ ! -x "$OUT/guest/$arch/static/pass" ]; then
+		na "boot to result, $arch" "no kernel (scripts/fetch-kernel.sh $arch) or guest tests not built"
+		continue
+	fi
+	say "3. boot to result, $arch"
+	eval "a_$arch() { tb_boot $arch $k; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }"
+	[ "$arch" = x86_64 ] && how="q35, PVH vmlinux" || how="-cpu cortex-a57"
+	[ "$arch" = x86_64 ] && naive="-M pc, bzImage" || naive="-cpu max"
+	pair "boot to result, $arch, one test: tapboot run vs minimal QEMU line ($how, 20-line static init)" s "<= 1.15" "a_$arch" "m_$arch" "$BOOT_REPS"
+	pair "boot to result, $arch, one test: tapboot run vs naive boot ($naive, busybox sh init)" s "<= 0.5" "a_$arch" "n_$arch" "$BOOT_REPS"
+done
+
+# ---- 4. per-test overhead in the guest (bench/init.sh: one boot gives both sides) ----
+SHELL_MS=
+pt_init() { # pt_init ARCH
+	local o
+	o=$(OUT=$OUT TAPBOOT=$TAPBOOT BENCH_QUICK=$QUICK "$TOP/bench/init.sh" "$1" 2>>"$LOG") ||
+		{ ERR="bench/init.sh $1 failed, see the log"; return 1; }
+	echo "$o" >>"$LOG"
+	V=$(echo "$o" | awk '/init \(/ { print $(NF-1) }')
+	SHELL_MS=$(echo "$o" | awk '/busybox sh loop/ { print $(NF-1) }')
+	[ -n "$V" ] && [ -n "$SHELL_MS" ] || { ERR="bench/init.sh printed no figures"; return 1; }
+}
+pt_shell() { V=$SHELL_MS; }
+for arch in x86_64 arm64; do
+	say "4. per-test overhead, $arch"
+	eval "pi_$arch() { pt_init $arch; }"
+	nt=100
+	[ -n "$QUICK" ] && nt=20
+	pair "per-test time in the guest, $arch ($nt empty tests): tapboot init vs busybox sh loop (same boot)" ms - "pi_$arch" pt_shell "$BOOT_REPS"
+done
+
+# ---- 5. kselftest suite vs run_kselftest.sh ----
+ks_row() {
+	local what="kselftest suite, x86_64"
+	if [ -z "$TREE" ] || [ -z "$KX86" ]; then
+		na "$what" "no kselftest tree or kernel"
+		return
+	fi
+	if ! "$TAPBOOT" run --help 2>&1 | grep -q -- --kselftest; then
+		na "$what" "tapboot run has no --kselftest"
+		return
+	fi
+	local kcfg=$CACHE/kernels/x86_64/config targets cs=() t i sa1= sa2= sb=
+	# Quick mode: a few fast collections; else the whole demo tree.
+	if [ -n "$QUICK" ]; then
+		targets="core,kcmp,size,sigaltstack"
+		for t in ${targets//,/ }; do cs+=(-c "$t"); done
+	fi
+	local tbargs=(--kselftest "$TREE" --kselftest-src "$SRC/tools/testing/selftests"
+		--kernel "$KX86" --memory 1024 --smp 2 -q)
+	[ -f "$kcfg" ] && tbargs+=(--config "$kcfg")
+	[ -n "$QUICK" ] && tbargs+=(--targets "$targets")
+	ks_tb() { # ks_tb JOBS DIR
+		rm -rf "$2"
+		start
+		"$TAPBOOT" run "${tbargs[@]}" -j "$1" -o "$2" >>"$LOG" 2>&1
+		stop
+		[ "$(jq -r .complete "$2/results.json" 2>/dev/null)" = true ] ||
+			{ ERR="tapboot --kselftest -j $1 did not complete, see the log"; return 1; }
+	}
+	# The peer: run_kselftest.sh from a busybox initramfs, booted with tapboot's own QEMU
+	# command line (its reproduce.sh) with the initrd and the tapboot.* options replaced.
+	ks_tb 1 "$W/ks-tb1" || { na "$what" "$ERR"; return; }
+	local p=$W/peer line
+	mkdir -p "$p/root/bin" "$p/root/kselftest"
+	cp /bin/busybox "$p/root/bin/busybox"
+	cp -a "$TREE/." "$p/root/kselftest/"
+	cat >"$p/root/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mkdir -p /proc /sys /dev /tmp /run
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs -o mode=0755 devtmpfs /dev
+exec >/dev/console 2>&1
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t configfs configfs /sys/kernel/config
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t bpf bpf /sys/fs/bpf
+echo "# peer: begin"
+cd /kselftest && ./run_kselftest.sh ${cs[*]}
+echo "# peer: end"
+poweroff -f
+EOF
+	chmod 755 "$p/root/init"
+	(cd "$p/root" && find . | cpio -o -H newc --quiet >"$p/peer.cpio") ||
+		{ na "$what" "GNU cpio failed for the peer"; return; }
+	line=$(grep '^exec qemu' "$W/ks-tb1/reproduce.sh") || { na "$what" "no QEMU line in reproduce.sh"; return; }
+	eval "set -- ${line#exec }"
+	PEER=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-initrd) PEER+=(-initrd "$p/peer.cpio"); shift ;;
+		-append) PEER+=(-append "$(echo "$2" | sed 's/ *tapboot\.[^ ]*//g')"); shift ;;
+		-serial) PEER+=(-serial "file:$p/console.log"); shift ;;
+		*) PEER+=("$1") ;;
+		esac
+		shift
+	done
+	echo "peer: ${PEER[*]}" >>"$LOG"
+	ks_peer() {
+		rm -f "$p/console.log"
+		start
+		timeout 1800 "${PEER[@]}" </dev/null >>"$LOG" 2>&1
+		stop
+		grep -aq '^# peer: end' "$p/console.log" ||
+			{ ERR="run_kselftest.sh did not reach its end, see the log"; return 1; }
+	}
+	say "5. kselftest: $KS_REPS x (tapboot -j 1, run_kselftest.sh, tapboot -j auto)"
+	for ((i = 0; i < KS_REPS; i++)); do
+		ks_tb 1 "$W/ks-tb1" || { na "$what" "$ERR"; return; }
+		sa1+=" $V"
+		ks_peer || { na "$what" "$ERR"; return; }
+		sb+=" $V"
+		ks_tb auto "$W/ks-tb2" || { na "$what" "$ERR"; return; }
+		sa2+=" $V"
+	done
+	local n
+	n=$(jq '.tests | length' "$W/ks-tb1/results.json")
+	emit "$what ($n tests${QUICK:+, $targets}): tapboot --kselftest -j 1 vs run_kselftest.sh (busybox initramfs, same QEMU line)" s "<= 1.0" "$sa1" "$sb"
+	emit "$what: tapboot --kselftest -j auto ($(nproc) VMs) vs run_kselftest.sh" s "<= 0.6" "$sa2" "$sb"
+	# Verdicts test by test.
+	tr -d '\r' <"$p/console.log" | sed -n -E \
+		-e 's/^ok [0-9]+ selftests: ([^ ]+): ([^ ]+) # SKIP.*/\1:\2 skip/p' \
+		-e '/# SKIP/!s/^ok [0-9]+ selftests: ([^ ]+): ([^ ]+)$/\1:\2 pass/p' \
+		-e 's/^not ok [0-9]+ selftests: ([^ ]+): ([^ ]+) # TIMEOUT.*/\1:\2 timeout/p' \
+		-e '/# TIMEOUT/!s/^not ok [0-9]+ selftests: ([^ ]+): ([^ ]+)( .*)?$/\1:\2 fail/p' \
+		>"$p/verdicts"
+	local diffs
+	diffs=$(jq -r '.tests[] | "\(.name)\t\(.result)\t\(.reason // "")"' "$W/ks-tb1/results.json" |
+		while IFS=$'\t' read -r name tv why; do
+			pv=$(awk -v n="$name" '$1 == n { print $2; exit }' "$p/verdicts")
+			[ "$tv" = "${pv:-absent}" ] || echo "$name: tapboot $tv${why:+ ($why)}, run_kselftest.sh ${pv:-absent}"
+		done)
+	if [ -z "$diffs" ]; then
+		NOTES+=("kselftest verdicts: tapboot and run_kselftest.sh agree on all $n tests.")
+	else
+		NOTES+=("kselftest verdicts that differ (tapboot -j 1 vs run_kselftest.sh, last run):")
+		while IFS= read -r l; do NOTES+=("- $l"); done <<<"$diffs"
+	fi
+}
+ks_row
+
+# ---- 6. -j 2 vs -j 1, one-second tests ----
+say "6. -j 2 vs -j 1 ($SLEEPERS one-second tests)"
+if [ -n "$KX86" ]; then
+	printf '#!/bin/sh\nsleep 1\n' >"$W/sleep1.sh"
+	chmod 755 "$W/sleep1.sh"
+	{
+		echo "tapboot-manifest 1"
+		echo "file $W/sleep1.sh /tests/sleep1.sh 0755"
+		for i in $(seq -w 1 "$SLEEPERS"); do echo "test sleep_$i /tests/sleep1.sh"; done
+	} >"$W/sleep.manifest"
+	j_run() { # j_run JOBS
+		RUNS=$((RUNS + 1))
+		start
+		run_q "$TAPBOOT" run --kernel "$KX86" --busybox -q -j "$1" -o "$W/j$RUNS" "$W/sleep.manifest" || return 1
+		stop
+		rm -rf "$W/j$RUNS"
+	}
+	j2() { j_run 2; }
+	j1() { j_run 1; }
+	pair "-j 2 vs -j 1, x86_64, $SLEEPERS tests of sleep 1 (tapboot run wall time)" s "<= 0.6" j2 j1 "$BOOT_REPS"
+else
+	na "-j 2 vs -j 1" "no x86_64 kernel"
+fi
+
+# ---- 7. parser throughput ----
+say "7. parser throughput ($PARSE_MB MB log)"
+PLOG=$BOUT/console-${PARSE_MB}M.log
+if [ ! -s "$PLOG" ]; then
+	gcc -std=gnu11 -O2 -o "$BOUT/parser_gen" "$TOP/bench/parser_gen.c" >>"$LOG" 2>&1 &&
+		"$BOUT/parser_gen" "$PARSE_MB" >"$PLOG.tmp" && mv "$PLOG.tmp" "$PLOG"
+fi
+PMB=$(awk -v b="$(stat -c %s "$PLOG" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
+p_tb() { # CPU time of tapboot parse (exit 1: the log has failing tests)
+	/usr/bin/time -f '%U %S' -o "$W/time" "$TAPBOOT" parse "$PLOG" >/dev/null 2>>"$LOG"
+	case $? in 0 | 1) ;; *) ERR="tapboot parse failed"; return 1 ;; esac
+	V=$(awk -v mb="$PMB" -v s="$(cpu_of "$W/time")" 'BEGIN { printf "%.1f", mb / s }')
+}
+KUNIT=$SRC/tools/testing/kunit/kunit.py
+p_ku() {
+	# kunit.py changes to the kernel tree: the log's path is absolute. Exit 1: failing tests.
+	/usr/bin/time -f '%U %S' -o "$W/time" python3 "$KUNIT" parse "$PLOG" >"$W/kunit.out" 2>&1
+	tail -c 300 "$W/kunit.out" | grep -q 'Testing complete' || {
+		tail -5 "$W/kunit.out" >>"$LOG"
+		ERR="kunit.py parse did not complete, see the log"
+		return 1
+	}
+	V=$(awk -v mb="$PMB" -v s="$(cpu_of "$W/time")" 'BEGIN { printf "%.1f", mb / s }')
+}
+if [ ! -s "$PLOG" ]; then
+	na "parser throughput" "could not generate the log"
+else
+	pr=$REPS
+	[ -z "$QUICK" ] && pr=3
+	sa=
+	[ "$WARM" = 1 ] && p_tb
+	for ((i = 0; i < pr; i++)); do p_tb && sa+=" $V"; done
+	if [ -n "$sa" ]; then
+		emit "parser throughput, tapboot parse, $PMB MB synthetic console log (CPU time, one core)" MB/s ">= 1" "$sa" 200 "200 MB/s (the goal)"
+	else
+		na "parser throughput" "tapboot parse failed"
+	fi
+	if [ -f "$KUNIT" ]; then
+		pair "parser throughput, same log: tapboot parse vs kunit.py parse (linux-source)" MB/s ">= 20" p_tb p_ku "$pr"
+	else
+		na "parser vs kunit.py" "no linux-source ($KUNIT)"
+	fi
+fi
+
+# ---- the table ----
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
+{
+	echo "# tapboot benchmarks${QUICK:+ (QUICK MODE: one repetition, no warm-up, small inputs: not figures to quote)}"
+	echo
+	echo "Generated by \`make bench\` (bench/run.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'):"
+	echo "$(nproc) CPUs ($cpu), Linux $(uname -r), $qv, TCG (KVM does not boot guests here)."
+	echo "Load average at the start: $LOAD0 (a shared machine: ratios are what to read, not absolute times)."
+	echo
+	echo "Each row: a warm-up of both sides, then runs interleaved A B A B (repetitions: $REPS for builds"
+	echo "and the parser ($pr), $BOOT_REPS for boots, $KS_REPS for the kselftest suite); medians, min-max."
+	echo "Ratio = tapboot's median / the peer's in the row's unit: for seconds lower is better, for MB/s"
+	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest)."
+	echo
+	echo "| what | tapboot | peer | ratio | goal | met | tapboot min-max | peer min-max |"
+	echo "|---|---|---|---|---|---|---|---|"
+	printf '%s\n' "${ROWS[@]}"
+	if [ ${#NOTES[@]} -gt 0 ]; then
+		echo
+		printf '%s\n' "${NOTES[@]}"
+	fi
+} >"$W/results.md"
+cat "$W/results.md"
+mkdir -p "$(dirname "$RESULTS")"
+cp "$W/results.md" "$RESULTS"
+echo "bench: written to $RESULTS (log of the commands: kept only on failure)" >&2
+if grep -q '| n/a (' "$W/results.md"; then
+	cp "$LOG" "$BOUT/bench.log"
+	echo "bench: some rows are n/a; the commands' output is in $BOUT/bench.log" >&2
+	exit 1
+fi
