@@ -83,7 +83,9 @@ static const char run_usage[] =
 	"Boot IMAGE (or the image in kernel build directory DIR) in QEMU with an initramfs\n"
 	"holding the TESTs and tapboot's init, and report each test's result.\n"
 	"\n"
-	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory\n"
+	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory;\n"
+	"                       several --kernel (each with its --arch) run as a matrix, and\n"
+	"                       {arch} in a TEST path becomes each run's architecture\n"
 	"  --arch ARCH          guest architecture (default: read from the kernel image)\n"
 	"  -o, --output DIR     results directory (default: a new one under ./tapboot-out/)\n"
 	"  --force              write into an existing non-empty -o DIR\n"
@@ -178,7 +180,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	o->busybox = 0;
 	o->compress = BUILDER_COMPRESS_NONE;
 	o->boot_s = 120;
-	optind = 1;
+	optind = 0; /* 0, not 1: GNU getopt fully re-initialises (a matrix parses several argv) */
 	while ((c = getopt_long(argc, argv, "o:qhj:t:", longopts, NULL)) != -1) {
 		unsigned v;
 
@@ -1410,7 +1412,7 @@ static int finish_run(struct run *r, const char *cmd_line)
 	return status;
 }
 
-int cmd_run(int argc, char **argv)
+static int cmd_run_one(int argc, char **argv)
 {
 	struct run r;
 	sigset_t mask;
@@ -1458,8 +1460,22 @@ int cmd_run(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	for (size_t i = 0; i < r.o.ntests; i++)
-		strlist_push(&r.inputs, r.o.tests[i]);
+	/* "{arch}" in a test path becomes the run's architecture, so one command line serves a
+	 * matrix of kernels (build/guest/{arch}/static/pass) */
+	for (size_t i = 0; i < r.o.ntests; i++) {
+		struct strbuf in = STRBUF_INIT;
+		const char *t = r.o.tests[i], *at;
+
+		strbuf_grow(&in, 0);
+		while ((at = strstr(t, "{arch}"))) {
+			strbuf_add(&in, t, (size_t)(at - t));
+			strbuf_addstr(&in, r.cfg.arch);
+			t = at + strlen("{arch}");
+		}
+		strbuf_addstr(&in, t);
+		strlist_push(&r.inputs, in.buf);
+		strbuf_release(&in);
+	}
 	if ((r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0) {
 		/* bad input: leave nothing behind (the builder removes its own temporary file) */
 		if (r.dir_created) {
@@ -1497,4 +1513,169 @@ out:
 	free(cmd_line);
 	run_release(&r);
 	return status;
+}
+
+/* The value of option name in argv[i] ("--kernel X" or "--kernel=X"), advancing *i past it;
+ * NULL when argv[i] is not that option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(argv[*i], name))
+		return *i + 1 < argc ? argv[++*i] : NULL;
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	return NULL;
+}
+
+static int status_rank(int st)
+{
+	/* the worst outcome decides the matrix: a VM failure, an interrupt, bad input, a failed
+	 * test, all passed */
+	switch (st) {
+	case EXIT_VM:
+		return 4;
+	case EXIT_INTERRUPTED:
+		return 3;
+	case EXIT_USAGE:
+		return 2;
+	case EXIT_TESTS_FAILED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Several --kernel (each with its --arch when given): one run per kernel, each in its own
+ * results directory under the matrix's, and a summary of them all. */
+static int cmd_run_matrix(int argc, char **argv, size_t nkernels)
+{
+	const char **kernels = xcalloc(nkernels, sizeof(*kernels));
+	const char **arches = xcalloc(nkernels, sizeof(*arches));
+	const char *out = NULL;
+	struct strlist rest;
+	size_t nk = 0, na = 0;
+	int worst = 0, worst_rank = -1, *st = xcalloc(nkernels, sizeof(*st));
+	char *dir = NULL, *sj;
+	FILE *fp;
+
+	strlist_init(&rest);
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		int j = i;
+
+		if ((v = opt_value(argc, argv, &j, "--kernel")))
+			kernels[nk++] = v;
+		else if ((v = opt_value(argc, argv, &j, "--arch")) && na < nkernels)
+			arches[na++] = v;
+		else if ((v = opt_value(argc, argv, &j, "--output")) ||
+			 (v = opt_value(argc, argv, &j, "-o")))
+			out = v;
+		else
+			strlist_push(&rest, argv[i]);
+		i = j;
+	}
+	if (na && na != nk) {
+		error("run: %zu --kernel but %zu --arch: give one --arch per --kernel, or none", nk,
+		      na);
+		worst = EXIT_USAGE;
+		goto out;
+	}
+	if (out) {
+		if (mkdir(out, 0755) < 0 && errno != EEXIST) {
+			error_errno("cannot create results directory '%s'", out);
+			worst = EXIT_USAGE;
+			goto out;
+		}
+		dir = xstrdup(out);
+	} else {
+		char stamp[32];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		if (mkdir("tapboot-out", 0755) < 0 && errno != EEXIST) {
+			error_errno("cannot create 'tapboot-out'");
+			worst = EXIT_USAGE;
+			goto out;
+		}
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+		dir = xasprintf("tapboot-out/%s-matrix-XXXXXX", stamp);
+		if (!mkdtemp(dir)) {
+			error_errno("cannot create a results directory under 'tapboot-out'");
+			worst = EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < nk; k++) {
+		struct strlist av;
+		char *sub = xasprintf("%s/%zu", dir, k + 1);
+
+		strlist_init(&av);
+		strlist_push(&av, "run");
+		strlist_push(&av, "--kernel");
+		strlist_push(&av, kernels[k]);
+		if (na) {
+			strlist_push(&av, "--arch");
+			strlist_push(&av, arches[k]);
+		}
+		strlist_push(&av, "-o");
+		strlist_push(&av, sub);
+		for (size_t i = 0; i < rest.n; i++)
+			strlist_push(&av, rest.v[i]);
+		printf("== %zu/%zu: %s\n", k + 1, nk, kernels[k]);
+		fflush(stdout);
+		st[k] = cmd_run_one((int)av.n, av.v);
+		if (status_rank(st[k]) > worst_rank) {
+			worst_rank = status_rank(st[k]);
+			worst = st[k];
+		}
+		strlist_release(&av);
+		free(sub);
+		if (st[k] == EXIT_INTERRUPTED)
+			break;
+	}
+	sj = xasprintf("%s/matrix.json", dir);
+	fp = fopen(sj, "w");
+	printf("\nmatrix: %zu kernels\n", nk);
+	if (fp)
+		fputs("{\"runs\": [\n", fp);
+	for (size_t k = 0; k < nk; k++) {
+		printf("  exit %d  %s/%zu/  %s\n", st[k], dir, k + 1, kernels[k]);
+		if (fp) {
+			fputs("  {\"kernel\": \"", fp);
+			for (const char *c = kernels[k]; *c; c++)
+				fprintf(fp, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+			fprintf(fp, "\", \"dir\": \"%zu\", \"exit\": %d}%s\n", k + 1, st[k],
+				k + 1 < nk ? "," : "");
+		}
+	}
+	if (fp && (fputs("]}\n", fp) < 0 || fclose(fp) != 0))
+		warning_errno("cannot write '%s'", sj);
+	free(sj);
+out:
+	free(st);
+	free(dir);
+	free(kernels);
+	free(arches);
+	strlist_release(&rest);
+	return worst;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	size_t nkernels = 0;
+
+	for (int i = 1; i < argc; i++) {
+		int j = i;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (opt_value(argc, argv, &j, "--kernel"))
+			nkernels++;
+		i = j;
+	}
+	if (nkernels > 1)
+		return cmd_run_matrix(argc, argv, nkernels);
+	return cmd_run_one(argc, argv);
 }

@@ -127,6 +127,14 @@ mkdir -p "$WORK/emptybuild"
 is "$?" 2 "a build directory without .config: exit 2"
 like "$(cat "$WORK/e-eb")" "no readable .config" "a build directory without .config: says so"
 
+# A matrix: two kernels of two architectures in one command, {arch} in the test paths.
+d=$WORK/matrix
+"$TAPBOOT" run --kernel "$k" --kernel "$(kernel arm64)" -o "$d" -q "$GUEST/{arch}/static/pass" "$GUEST/{arch}/static/fail" >"$WORK/out-matrix" 2>&1
+is "$?" 1 "matrix: the worst run decides the exit status"
+is "$(jq -r .arch "$d/1/results.json") $(jq -r .arch "$d/2/results.json")" "x86_64 arm64" "matrix: one run per kernel, each its own arch"
+is "$(jq -c '[.runs[].exit]' "$d/matrix.json")" "[1,1]" "matrix: matrix.json has each run's exit status"
+is "$(verdict "$d/2" pass)" pass "matrix: {arch} picked the arm64 binaries for the arm64 kernel"
+
 # Live progress on a terminal: the running test and each verdict as it comes.
 if command -v script >/dev/null; then
 	script -qec "'$TAPBOOT' run --kernel '$k' -o '$WORK/tty' --timeout 5 '$g/pass' '$g/fail'" "$WORK/typescript" >/dev/null 2>&1
