@@ -20,20 +20,8 @@ fi
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-hostarch=$(dpkg --print-architecture)
-aptopts=""
-if [ "$debarch" != "$hostarch" ]; then
-	# The same private state fetch-kernel.sh uses: one apt-get update serves both.
-	state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$debarch
-	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
-	aptopts="-o APT::Architectures::=$hostarch -o APT::Architectures::=$debarch -o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache -o Dir::State::Status=/var/lib/dpkg/status"
-	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
-		echo "fetch-busybox: apt-get update for $debarch (private state in $state)" >&2
-		# shellcheck disable=SC2086
-		apt-get $aptopts update -q >&2
-		touch "$state/updated"
-	fi
-fi
+. "$(dirname "$0")/apt-state.sh"
+apt_state "$debarch" fetch-busybox
 echo "fetch-busybox: downloading busybox-static:$debarch" >&2
 # shellcheck disable=SC2086
 if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2); then

@@ -26,20 +26,8 @@ if [ -f "$cache/image" ] && [ -f "$(cat "$cache/image")" ]; then
 fi
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-hostarch=$(dpkg --print-architecture)
-aptopts=""
-if [ "$debarch" != "$hostarch" ]; then
-	# A private apt state that knows the foreign architecture: the machine's dpkg is untouched.
-	state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$debarch
-	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
-	aptopts="-o APT::Architectures::=$hostarch -o APT::Architectures::=$debarch -o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache -o Dir::State::Status=/var/lib/dpkg/status"
-	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
-		echo "fetch-kernel: apt-get update for $debarch (private state in $state)" >&2
-		# shellcheck disable=SC2086
-		apt-get $aptopts update -q >&2
-		touch "$state/updated"
-	fi
-fi
+. "$(dirname "$0")/apt-state.sh"
+apt_state "$debarch" fetch-kernel
 # The metapackage depends on the versioned image package; resolve it.
 # shellcheck disable=SC2086
 pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
