@@ -490,6 +490,29 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
+/* A new, uniquely named directory under ./tapboot-out/ (never a fixed name, never /tmp):
+ * tapboot-out/YYYYmmdd-HHMMSS-WHAT-XXXXXX. Caller frees; NULL after a message. */
+static char *new_results_dir(const char *what)
+{
+	char stamp[32], *dir;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (mkdir("tapboot-out", 0755) < 0 && errno != EEXIST) {
+		error_errno("cannot create 'tapboot-out'");
+		return NULL;
+	}
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	dir = xasprintf("tapboot-out/%s-%s-XXXXXX", stamp, what);
+	if (!mkdtemp(dir)) {
+		error_errno("cannot create a results directory under 'tapboot-out'");
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 static int make_results_dir(struct run *r)
 {
 	if (r->o.out_dir) {
@@ -506,17 +529,9 @@ static int make_results_dir(struct run *r)
 		}
 		r->dir = xstrdup(r->o.out_dir);
 	} else {
-		char stamp[32];
-		time_t t = time(NULL);
-		struct tm tm;
-
-		if (mkdir("tapboot-out", 0755) < 0 && errno != EEXIST)
-			return error_errno("cannot create 'tapboot-out'");
-		gmtime_r(&t, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		r->dir = xasprintf("tapboot-out/%s-%s-XXXXXX", stamp, r->cfg.arch);
-		if (!mkdtemp(r->dir))
-			return error_errno("cannot create a results directory under 'tapboot-out'");
+		r->dir = new_results_dir(r->cfg.arch);
+		if (!r->dir)
+			return -1;
 		r->dir_created = true;
 	}
 	{
@@ -1589,20 +1604,8 @@ static int cmd_run_matrix(int argc, char **argv, size_t nkernels)
 		}
 		dir = xstrdup(out);
 	} else {
-		char stamp[32];
-		time_t t = time(NULL);
-		struct tm tm;
-
-		if (mkdir("tapboot-out", 0755) < 0 && errno != EEXIST) {
-			error_errno("cannot create 'tapboot-out'");
-			worst = EXIT_USAGE;
-			goto out;
-		}
-		gmtime_r(&t, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		dir = xasprintf("tapboot-out/%s-matrix-XXXXXX", stamp);
-		if (!mkdtemp(dir)) {
-			error_errno("cannot create a results directory under 'tapboot-out'");
+		dir = new_results_dir("matrix");
+		if (!dir) {
 			worst = EXIT_USAGE;
 			goto out;
 		}

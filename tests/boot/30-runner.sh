@@ -127,6 +127,12 @@ mkdir -p "$WORK/emptybuild"
 is "$?" 2 "a build directory without .config: exit 2"
 like "$(cat "$WORK/e-eb")" "no readable .config" "a build directory without .config: says so"
 
+# No -o: a new uniquely named directory under ./tapboot-out/ each time, never /tmp.
+mkdir -p "$WORK/cwd"
+(cd "$WORK/cwd" && "$TAPBOOT" run --kernel "$k" -q "$g/pass" >/dev/null 2>&1 && "$TAPBOOT" run --kernel "$k" -q "$g/pass" >/dev/null 2>&1)
+is "$?" 0 "default results directory: both runs pass"
+is "$(ls "$WORK/cwd/tapboot-out" | grep -cE '^[0-9]{8}-[0-9]{6}-x86_64-......$')" 2 "default results directory: two distinct new directories under ./tapboot-out/"
+
 # A matrix: two kernels of two architectures in one command, {arch} in the test paths.
 d=$WORK/matrix
 "$TAPBOOT" run --kernel "$k" --kernel "$(kernel arm64)" -o "$d" -q "$GUEST/{arch}/static/pass" "$GUEST/{arch}/static/fail" >"$WORK/out-matrix" 2>&1
