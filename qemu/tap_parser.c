@@ -104,8 +104,9 @@ struct tap_parser {
 	unsigned running; /* tapboot: run N */
 	char *running_name;
 	bool saw_end;
-	bool crash_after_plan; /* the crash came when the plan was already met */
-	bool unmet;	       /* a level-0 document ended with its plan unmet */
+	const char *cut_reason; /* during tap_parser_finish */
+	bool crash_after_plan;	/* the crash came when the plan was already met */
+	bool unmet;		/* a level-0 document ended with its plan unmet */
 	long begin_tests;
 	long planned_sum;
 	bool any_plan;
@@ -330,13 +331,15 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const char *missing_reason(const struct tap_parser *p)
+static char *missing_reason(struct tap_parser *p)
 {
 	if (p->sum.bailed_out)
-		return "not run: bailed out";
+		return a_str(p, "not run: bailed out");
 	if (p->sum.crash_line)
-		return "not run: the kernel crashed";
-	return "not run: no result line";
+		return a_str(p, "not run: the kernel crashed");
+	if (p->cut_reason)
+		return a_take(p, xasprintf("not run: %s", p->cut_reason));
+	return a_str(p, "not run: no result line");
 }
 
 /* End the current document of level li: planned tests not seen become missing. */
@@ -380,7 +383,7 @@ static void level_close_doc(struct tap_parser *p, size_t li)
 			t->name = a_str(p, p->expect[k - 1]);
 		else
 			t->name = a_take(p, xasprintf("test %lu", k));
-		t->reason = a_str(p, missing_reason(p));
+		t->reason = missing_reason(p);
 		added++;
 	}
 	free(nums);
@@ -1406,6 +1409,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 	}
 	result_done(p);
 	p->finished = true;
+	p->cut_reason = cut_reason;
 	close_deeper(p, 0, &kids, &nkids, NULL, &kname);
 	l0 = &p->lv[0];
 
@@ -1487,6 +1491,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 	for (size_t i = 0; i < l0->n; i++)
 		p->sum.count[l0->tests[i].verdict]++;
 	p->sum.total = (unsigned)l0->n;
+	p->cut_reason = NULL; /* the caller's string */
 }
 
 const struct tap_test *tap_parser_tests(const struct tap_parser *p, size_t *n)

@@ -717,7 +717,7 @@ static void t_crash_but_complete(void)
 	p = parse_chunked("z", "# tapboot: begin nonce=z tests=2\n1..2\n# tapboot: run 1 slow\n",
 			  61, 0, "no console output for 60 s");
 	check_str(tree(p), "1:crash:slow[no console output for 60 s];"
-			   "2:missing:test 2[not run: no result line];");
+			   "2:missing:test 2[not run: no console output for 60 s];");
 	tap_parser_free(p);
 }
 
