@@ -71,7 +71,7 @@ help:
 	@echo '  unit           unit tests only (no QEMU)'
 	@echo '  kselftest-demo build kselftests from Debian linux-source, run them on x86_64 and arm64'
 	@echo '  bench          side-by-side benchmarks (BENCH_QUICK=1 for a short run)'
-	@echo '  fuzz           longer fuzz runs of the parsers'
+	@echo '  fuzz           longer fuzz runs of the parsers (FUZZ_SECONDS=120 each)'
 	@echo '  deps           install the Debian packages the build and tests need'
 	@echo '  kernels        fetch Debian kernels into $$XDG_CACHE_HOME/tapboot'
 	@echo '  clean          remove $(O)'
@@ -177,7 +177,7 @@ check:
 	$(Q)scripts/install-deps.sh check
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(INIT_HOST)
 	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh \
-		$(UNIT_BINS) $(sort $(wildcard tests/boot/[0-9]*.sh))
+		$(UNIT_BINS) tests/fuzz-smoke.sh $(sort $(wildcard tests/boot/[0-9]*.sh))
 
 demo:
 	$(Q)scripts/install-deps.sh demo
@@ -188,6 +188,11 @@ kselftest-demo:
 	$(Q)scripts/install-deps.sh all
 	$(Q)$(MAKE) --no-print-directory all INIT_ARCHES="x86_64 arm64"
 	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) scripts/kselftest-demo.sh
+
+# Longer fuzz runs (FUZZ_SECONDS per harness); make check runs a few seconds of each.
+FUZZ_SECONDS ?= 120
+fuzz:
+	$(Q)OUT=$(OUT) fuzz/run.sh $(FUZZ_SECONDS)
 
 bench:
 	$(Q)scripts/install-deps.sh all
