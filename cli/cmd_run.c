@@ -102,8 +102,9 @@ static const char run_usage[] =
 	"  --modules DIR        pack a lib/modules/VERSION tree; --module NAME loads one\n"
 	"  --idle-timeout S     stop when the console is silent this long (default: longest\n"
 	"                       test timeout + 60)\n"
-	"  -j, --jobs N|auto    shard the tests over N VMs at once (default 1; auto: one per\n"
-	"                       CPU); with --disruptive each disruptive test gets its own VM\n"
+	"  -j, --jobs N|auto    shard the tests over N VMs at once (default 1, with --kselftest\n"
+	"                       auto: one per CPU); with --disruptive each disruptive test\n"
+	"                       gets its own VM\n"
 	"  -q, --quiet          no live progress on stderr\n"
 	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
@@ -1515,6 +1516,14 @@ static int cmd_run_one(int argc, char **argv)
 	}
 	choose_boot_image(&r);
 	make_nonce(r.nonce);
+	/* kselftests spend much of their time asleep (pidfd, ptrace, futex: 9 to 31 s each on
+	 * the host), so several VMs overlap well even on two cores: one per CPU unless -j says
+	 * otherwise. Other runs keep one VM and one raw console unless asked. */
+	if (!r.o.jobs && r.o.kselftest) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		r.o.jobs = n > 0 ? (unsigned)n : 1;
+	}
 	plan_vms(&r);
 	if (!r.o.quiet)
 		fprintf(stderr, "tapboot: %s kernel %s, %zu test%s in %zu VM%s, results in %s/\n",

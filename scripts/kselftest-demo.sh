@@ -15,6 +15,6 @@ for arch in x86_64 arm64; do
 	echo
 	echo "== kselftest on $arch: $tree"
 	"$TAPBOOT" run --kernel "$kernel" --kselftest "$tree" --kselftest-src "$src" \
-		-j auto -o "$OUT/kselftest-demo-$arch" --force || status=$?
+		-o "$OUT/kselftest-demo-$arch" --force || status=$?
 done
 exit $status
