@@ -36,6 +36,22 @@ for arch in x86_64 arm64; do
 		"$arch: tapboot parse of console.log gives the run's verdicts"
 done
 
+# Skip policy: a skip passes by default, fails under --skip=fail, and only listed tests may skip
+# under --expect-skip.
+k=$(kernel x86_64)
+g=$GUEST/x86_64/static
+"$TAPBOOT" run --kernel "$k" -o "$WORK/skip0" -q "$g/pass" "$g/skip" >/dev/null 2>&1
+is "$?" 0 "skip policy: a skip does not fail the run by default"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/skip1" -q --skip=fail "$g/pass" "$g/skip" >"$WORK/out-skip1" 2>&1
+is "$?" 1 "skip policy: --skip=fail fails the run"
+printf '# may skip\nsk*\n' >"$WORK/expect-ok"
+printf 'pass\n' >"$WORK/expect-other"
+"$TAPBOOT" parse --expect-skip "$WORK/expect-ok" "$WORK/skip0/console.log" >/dev/null
+is "$?" 0 "skip policy: an expected skip passes"
+"$TAPBOOT" parse --expect-skip "$WORK/expect-other" "$WORK/skip0/console.log" >"$WORK/out-expect"
+is "$?" 1 "skip policy: an unexpected skip fails"
+like "$(cat "$WORK/out-expect")" "skip" "skip policy: the offending skip is named"
+
 # A kernel panic during a test: exit 3, finished tests kept, the running one crash, the rest
 # missing. The panic comes from the guest (echo c > /proc/sysrq-trigger), a real kernel panic.
 k=$(kernel x86_64)
