@@ -21,7 +21,7 @@ TAPBOOT=${TAPBOOT:-$OUT/tapboot}
 QUICK=${BENCH_QUICK:-}
 [ "$QUICK" = 0 ] && QUICK=
 if [ -n "$QUICK" ]; then
-	REPS=1 BOOT_REPS=1 KS_REPS=1 WARM=0 PARSE_MB=10 SLEEPERS=6
+	REPS=1 BOOT_REPS=1 KS_REPS=1 WARM=0 PARSE_MB=20 SLEEPERS=6
 	RESULTS=${BENCH_RESULTS:-$OUT/bench/results-quick.md}
 else
 	REPS=${BENCH_REPS:-5} BOOT_REPS=${BENCH_BOOT_REPS:-3} KS_REPS=${BENCH_KSELFTEST_REPS:-2}
@@ -49,8 +49,8 @@ stop() {
 	local d=$((${EPOCHREALTIME/./} - T0))
 	printf -v V '%d.%06d' $((d / 1000000)) $((d % 1000000))
 }
-# cpu_of FILE: user+sys seconds that /usr/bin/time -f '%U %S' wrote (at least 0.01).
-cpu_of() { awk '{ v = $1 + $2; if (v < 0.01) v = 0.01; printf "%.2f", v }' "$1"; }
+# cpu_of FILE: user+sys seconds that bash's time wrote with TIMEFORMAT='%3U %3S' (>= 0.001).
+cpu_of() { awk '{ v = $1 + $2; if (v < 0.001) v = 0.001; printf "%.3f", v }' "$1"; }
 
 # ---- rows ----
 ROWS=()   # markdown lines
@@ -186,6 +186,8 @@ else
 	pair "image build, zstd -3: tapboot build (cold cache) vs gen_init_cpio \\| zstd -T0" s "<= 1.3" b_tb_zstd b_gic_zstd
 	pair "image build, zstd -3: tapboot build (cold cache) vs GNU cpio \\| zstd -T0" s "<= 0.333" b_tb_zstd b_cpio_zstd
 	pair "image build, zstd -3: tapboot build (cold cache) vs bsdcpio \\| zstd -T0 (extra)" s - b_tb_zstd b_bsd_zstd
+	mbs() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1048576 }'; }
+	NOTES+=("Image sizes: tapboot $(mbs "$W/tb.cpio") (the tree plus tapboot's init, plan and busybox for the scripts), gen_init_cpio $(mbs "$W/gic.cpio"), GNU cpio $(mbs "$W/gnu.cpio"), bsdcpio $(mbs "$W/bsd.cpio"); zstd: tapboot $(mbs "$W/tb.zst"), gen_init_cpio $(mbs "$W/gic.zst").")
 
 	# ---- 2. incremental rebuild: one test changes (a byte appended), zstd, warm cache ----
 	say "2. incremental rebuild"
@@ -206,6 +208,8 @@ else
 		stop
 	}
 	pair "incremental rebuild, zstd, one test changed ($first): tapboot build vs gen_init_cpio \\| zstd (full)" s - b_tb_inc b_gic_inc
+	seg=$(grep -o '[0-9]* segments ([0-9]* cached)' "$LOG" | tail -1)
+	NOTES+=("Incremental rebuild: tapboot's last rebuild reported ${seg:-no segment count} (only the changed test's collection is re-packed).")
 fi
 
 # ---- 3. boot to result, one trivial test ----
@@ -408,14 +412,17 @@ if [ ! -s "$PLOG" ]; then
 fi
 PMB=$(awk -v b="$(stat -c %s "$PLOG" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
 p_tb() { # CPU time of tapboot parse (exit 1: the log has failing tests)
-	/usr/bin/time -f '%U %S' -o "$W/time" "$TAPBOOT" parse "$PLOG" >/dev/null 2>>"$LOG"
-	case $? in 0 | 1) ;; *) ERR="tapboot parse failed"; return 1 ;; esac
+	local TIMEFORMAT='%3U %3S' rc
+	{ time "$TAPBOOT" parse "$PLOG" >/dev/null 2>>"$LOG"; } 2>"$W/time"
+	rc=$?
+	case $rc in 0 | 1) ;; *) ERR="tapboot parse failed"; return 1 ;; esac
 	V=$(awk -v mb="$PMB" -v s="$(cpu_of "$W/time")" 'BEGIN { printf "%.1f", mb / s }')
 }
 KUNIT=$SRC/tools/testing/kunit/kunit.py
 p_ku() {
 	# kunit.py changes to the kernel tree: the log's path is absolute. Exit 1: failing tests.
-	/usr/bin/time -f '%U %S' -o "$W/time" python3 "$KUNIT" parse "$PLOG" >"$W/kunit.out" 2>&1
+	local TIMEFORMAT='%3U %3S'
+	{ time python3 "$KUNIT" parse "$PLOG" >"$W/kunit.out" 2>&1; } 2>"$W/time"
 	tail -c 300 "$W/kunit.out" | grep -q 'Testing complete' || {
 		tail -5 "$W/kunit.out" >>"$LOG"
 		ERR="kunit.py parse did not complete, see the log"
