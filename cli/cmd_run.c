@@ -890,7 +890,7 @@ static int vm_start(struct vm *vm)
 		.memory_mb = r->o.memory_mb,
 		.smp = r->o.smp,
 	};
-	char *extra = kernel_extra_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, extra);
+	char *extra = kernel_extra_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
 
 	vm_reset(vm);
 	vm->console = fopen(vm->console_path, "w");

@@ -70,7 +70,7 @@ void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
 		push_split(argv, c->qemu_args);
 }
 
-char *qemu_kernel_cmdline(const struct arch_config *cfg, const char *extra)
+char *qemu_kernel_cmdline(const struct arch_config *cfg, enum qemu_accel accel, const char *extra)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -79,6 +79,12 @@ char *qemu_kernel_cmdline(const struct arch_config *cfg, const char *extra)
 	 * not to be trusted with more tests (lkp boots the same way). quiet: only warnings and
 	 * worse reach the slow emulated UART; the init reads everything else from /dev/kmsg. */
 	strbuf_addf(&sb, "console=%s panic=-1 oops=panic quiet rdinit=/init", cfg->console);
+	/* Under TCG a vCPU is a host thread: on a loaded host (two VMs of -j 2 and a build on
+	 * two cores) a guest saw "soft lockup - CPU#0 stuck for 26s" in a crypto self-test, a
+	 * false crash. The largest watchdog_thresh (60: soft lockups reported after 120 s) and a
+	 * 120 s RCU stall timeout keep real lockups visible without the false ones. */
+	if (accel == QEMU_ACCEL_TCG)
+		strbuf_addstr(&sb, " watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120");
 	if (cfg->append && *cfg->append)
 		strbuf_addf(&sb, " %s", cfg->append);
 	if (extra && *extra)

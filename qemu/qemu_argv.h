@@ -23,8 +23,9 @@ struct qemu_boot {
 
 /* argv for execvp, argv.v[0] is the QEMU binary. */
 void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv);
-/* The kernel command line: console, panic behaviour, the config's append, then extra. */
-char *qemu_kernel_cmdline(const struct arch_config *cfg, const char *extra);
+/* The kernel command line: console, panic behaviour, lockup thresholds for an emulated CPU,
+ * the config's append, then extra. */
+char *qemu_kernel_cmdline(const struct arch_config *cfg, enum qemu_accel accel, const char *extra);
 /* A shell-quoted copy of argv, for reproduce.sh and messages. */
 char *qemu_argv_shell(const struct strlist *argv);
 /* The Debian package that provides cfg->qemu, for "install ..." hints. */

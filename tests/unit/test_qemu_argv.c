@@ -18,7 +18,7 @@ static char *argv_for(const char *arch, enum qemu_accel accel, bool bzimage, con
 	strlist_init(&argv);
 	if (arch_config_load(&c, TAPBOOT_SRCDIR "/configs", arch) < 0)
 		return strdup("(no config)");
-	cmdline = qemu_kernel_cmdline(&c, "tapboot.nonce=ab");
+	cmdline = qemu_kernel_cmdline(&c, accel, "tapboot.nonce=ab");
 	b.cfg = &c;
 	b.kernel = "K";
 	b.initrd = "I";
@@ -41,7 +41,7 @@ static void test_x86_64(void)
 	check_str(s, "qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu qemu64 "
 		     "-m 512 -smp 2 -no-reboot -display none -monitor none -serial stdio -kernel K "
 		     "-initrd I -append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
-		     "mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
+		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
 	free(s);
 	/* a bzImage without PVH needs the PC machine's real-mode boot */
 	s = argv_for("x86_64", QEMU_ACCEL_KVM, true, NULL);
@@ -67,7 +67,7 @@ static void test_others(void)
 	check_str(s, "qemu-system-riscv64 -M virt -accel tcg,thread=multi -cpu rv64 -m 512 -smp 2 "
 		     "-no-reboot -display none -monitor none -serial stdio -kernel K -initrd I "
 		     "-append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
-		     "tapboot.nonce=ab'");
+		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 tapboot.nonce=ab'");
 	free(s);
 	s = argv_for("ppc64le", QEMU_ACCEL_TCG, false, NULL);
 	check(strstr(s, "qemu-system-ppc64 -M pseries -accel tcg,thread=multi -cpu power9 -m 1024 ") ==
