@@ -975,6 +975,232 @@ static size_t *filtered_tests(const struct run *r, size_t *n)
 	return sel;
 }
 
+/* Test durations seen in earlier runs, per architecture ($XDG_CACHE_HOME/tapboot/durations-ARCH,
+ * "seconds<TAB>name" lines): the shards of -j are balanced with them. */
+struct durations {
+	struct strlist names;
+	double *secs;
+	size_t alloc;
+};
+
+static char *durations_path(const struct run *r)
+{
+	char *dir = cli_cache_dir(), *p = xasprintf("%s/durations-%s", dir, r->cfg.arch);
+
+	free(dir);
+	return p;
+}
+
+static void durations_load(const struct run *r, struct durations *d)
+{
+	char *path = durations_path(r), *line = NULL;
+	size_t len = 0;
+	FILE *fp = fopen(path, "r");
+
+	strlist_init(&d->names);
+	d->secs = NULL;
+	d->alloc = 0;
+	while (fp && getline(&line, &len, fp) > 0) {
+		char *tab = strchr(line, '\t'), *end;
+		double v;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!tab)
+			continue;
+		*tab = '\0';
+		v = strtod(line, &end);
+		if (end == line || *end || v < 0)
+			continue;
+		xgrow(&d->secs, &d->alloc, d->names.n + 1, sizeof(*d->secs));
+		d->secs[d->names.n] = v;
+		strlist_push(&d->names, tab + 1);
+	}
+	if (fp)
+		fclose(fp);
+	free(line);
+	free(path);
+}
+
+static double *durations_find(struct durations *d, const char *name)
+{
+	for (size_t i = 0; i < d->names.n; i++)
+		if (!strcmp(d->names.v[i], name))
+			return &d->secs[i];
+	return NULL;
+}
+
+static void durations_release(struct durations *d)
+{
+	strlist_release(&d->names);
+	free(d->secs);
+}
+
+/* Remember this run's durations (tests that ran to a verdict) for the next -j. */
+static void durations_save(const struct run *r, const struct tap_test *tests, size_t n)
+{
+	struct durations d;
+	char *path = durations_path(r), *tmp = xasprintf("%s.%d", path, (int)getpid());
+	FILE *fp;
+
+	durations_load(r, &d);
+	for (size_t i = 0; i < n; i++) {
+		double *v;
+
+		if (tests[i].duration_s < 0 || tests[i].verdict == VERDICT_CRASH ||
+		    tests[i].verdict == VERDICT_MISSING)
+			continue;
+		v = durations_find(&d, tests[i].name);
+		if (!v) {
+			xgrow(&d.secs, &d.alloc, d.names.n + 1, sizeof(*d.secs));
+			d.secs[d.names.n] = 0;
+			strlist_push(&d.names, tests[i].name);
+			v = &d.secs[d.names.n - 1];
+		}
+		*v = tests[i].duration_s;
+	}
+	fp = fopen(tmp, "w");
+	if (fp) {
+		for (size_t i = 0; i < d.names.n; i++)
+			if (!strchr(d.names.v[i], '\n'))
+				fprintf(fp, "%.3f\t%s\n", d.secs[i], d.names.v[i]);
+		if (fclose(fp) != 0 || rename(tmp, path) < 0)
+			unlink(tmp);
+	}
+	durations_release(&d);
+	free(tmp);
+	free(path);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* tapboot.only=1,4,7-9 for plan indices idx (sorted, 0-based). */
+static char *only_arg(const size_t *idx, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, TAPBOOT_ARG_ONLY);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+			j++;
+		strbuf_addf(&sb, "%s%zu", i ? "," : "", idx[i] + 1);
+		if (j > i)
+			strbuf_addf(&sb, "-%zu", idx[j] + 1);
+		i = j + 1;
+	}
+	return strbuf_detach(&sb);
+}
+
+/* Longest first onto the least loaded shard (LPT), with durations from earlier runs; tests
+ * never seen count as the mean of the known ones. Returns false (leaving the modulo shards)
+ * when fewer than half the tests are known or the lists would not fit the kernel's command
+ * line (2048 bytes on x86 and arm64; a margin for the rest). */
+static bool balance_shards(struct run *r, size_t nshards)
+{
+	struct durations d;
+	size_t n = 0, known = 0, total_len = 0;
+	size_t *order, **saved = NULL, *saved_n = NULL;
+	double *est, *load, mean = 0;
+	bool ok = false;
+
+	durations_load(r, &d);
+	for (size_t v = 0; v < nshards; v++)
+		n += r->vms[v].ntests;
+	order = xcalloc(n + 1, sizeof(*order));
+	est = xcalloc(n + 1, sizeof(*est));
+	load = xcalloc(nshards, sizeof(*load));
+	n = 0;
+	for (size_t v = 0; v < nshards; v++)
+		for (size_t k = 0; k < r->vms[v].ntests; k++) {
+			double *sec = durations_find(&d, r->plan.tests[r->vms[v].tests[k]].name);
+
+			order[n] = r->vms[v].tests[k];
+			est[n] = sec ? *sec : -1;
+			if (sec) {
+				known++;
+				mean += *sec;
+			}
+			n++;
+		}
+	if (!n || known * 2 < n)
+		goto out;
+	saved = xcalloc(nshards, sizeof(*saved));
+	saved_n = xcalloc(nshards, sizeof(*saved_n));
+	for (size_t v = 0; v < nshards; v++) {
+		saved[v] = xcalloc(r->vms[v].ntests + 1, sizeof(**saved));
+		memcpy(saved[v], r->vms[v].tests, r->vms[v].ntests * sizeof(**saved));
+		saved_n[v] = r->vms[v].ntests;
+	}
+	mean /= (double)known;
+	for (size_t i = 0; i < n; i++)
+		if (est[i] < 0)
+			est[i] = mean;
+	/* sort by estimate, longest first (insertion sort: plans are small) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && est[j] > est[j - 1]; j--) {
+			double te = est[j];
+			size_t to = order[j];
+
+			est[j] = est[j - 1];
+			order[j] = order[j - 1];
+			est[j - 1] = te;
+			order[j - 1] = to;
+		}
+	for (size_t v = 0; v < nshards; v++)
+		r->vms[v].ntests = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t best = 0;
+
+		for (size_t v = 1; v < nshards; v++)
+			if (load[v] < load[best])
+				best = v;
+		load[best] += est[i];
+		r->vms[best].tests[r->vms[best].ntests++] = order[i];
+	}
+	ok = true;
+	for (size_t v = 0; v < nshards; v++) {
+		struct vm *vm = &r->vms[v];
+		char *only;
+
+		if (!vm->ntests) {
+			ok = false;
+			break;
+		}
+		qsort(vm->tests, vm->ntests, sizeof(*vm->tests), cmp_size);
+		only = only_arg(vm->tests, vm->ntests);
+		total_len = strlen(only) > total_len ? strlen(only) : total_len;
+		free(vm->select_args);
+		vm->select_args = only;
+	}
+	if (!ok || total_len >= 1200) {
+		/* back to the modulo assignment the init's shards make */
+		ok = false;
+		for (size_t v = 0; v < nshards; v++) {
+			memcpy(r->vms[v].tests, saved[v], saved_n[v] * sizeof(**saved));
+			r->vms[v].ntests = saved_n[v];
+			free(r->vms[v].select_args);
+			r->vms[v].select_args = NULL;
+		}
+	}
+out:
+	if (saved)
+		for (size_t v = 0; v < nshards; v++)
+			free(saved[v]);
+	free(saved);
+	free(saved_n);
+	free(order);
+	free(est);
+	free(load);
+	durations_release(&d);
+	return ok;
+}
+
 /* Shards: -j N VMs split the tests the way the init's tapboot.shard=K/N does; with
  * --disruptive, every disruptive test gets a VM of its own (tapboot.only=), and the shards
  * leave it out (reported by its own VM only). */
@@ -1018,6 +1244,12 @@ static void plan_vms(struct run *r)
 		}
 		vm->tests[vm->ntests++] = sel[i];
 	}
+	if (nshards > 1 && balance_shards(r, nshards)) {
+		free(sel);
+		return;
+	}
+	/* No history to balance with (or too long a list): the init's own modulo shards,
+	 * which need the same assignment as above. */
 	for (size_t v = 0; v < nshards; v++) {
 		struct strbuf a = STRBUF_INIT;
 
@@ -1374,6 +1606,7 @@ static int finish_run(struct run *r, const char *cmd_line)
 		sum.count[tests[i].verdict]++;
 		sum.total++;
 	}
+	durations_save(r, tests, ntests);
 	if (r->nvms > 1)
 		concat_consoles(r);
 	rep.arch = r->cfg.arch;

@@ -87,13 +87,31 @@ static void parse_word(struct init_options *o, const char *w)
 		}
 		free(copy);
 	} else if (!strncmp(w, TAPBOOT_ARG_ONLY, strlen(TAPBOOT_ARG_ONLY))) {
+		/* N, or a list of numbers and ranges (1,4,7-9): the host's balanced shards */
+		char *copy, *save = NULL;
+		bool ok = true;
+
 		val = w + strlen(TAPBOOT_ARG_ONLY);
-		if (parse_ulong(val, 1u << 24, &v) && v > 0) {
-			o->only = xrealloc(o->only, (o->n_only + 1) * sizeof(*o->only));
-			o->only[o->n_only++] = (unsigned)v;
-		} else {
-			bad(o, TAPBOOT_ARG_ONLY, val, "expected a test number from 1");
+		copy = xstrdup(val);
+		for (char *item = strtok_r(copy, ",", &save); ok && item;
+		     item = strtok_r(NULL, ",", &save)) {
+			char *dash = strchr(item, '-');
+			unsigned long lo, hi;
+
+			if (dash)
+				*dash = '\0';
+			ok = parse_ulong(item, 1u << 24, &lo) && lo > 0;
+			hi = lo;
+			if (ok && dash)
+				ok = parse_ulong(dash + 1, 1u << 24, &hi) && hi >= lo && hi - lo < 1u << 16;
+			for (unsigned long n = lo; ok && n <= hi; n++) {
+				o->only = xrealloc(o->only, (o->n_only + 1) * sizeof(*o->only));
+				o->only[o->n_only++] = (unsigned)n;
+			}
 		}
+		if (!ok || !*val)
+			bad(o, TAPBOOT_ARG_ONLY, val, "expected test numbers from 1 (N, N,M or N-M)");
+		free(copy);
 	} else if (!strncmp(w, INIT_ARG_OUTPUT_MAX, strlen(INIT_ARG_OUTPUT_MAX))) {
 		val = w + strlen(INIT_ARG_OUTPUT_MAX);
 		if (parse_ulong(val, (unsigned long)-1 >> 1, &v))

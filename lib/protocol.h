@@ -23,7 +23,8 @@
 /* 1: run tests flagged disruptive; elsewhere: leave them out (each has a VM of its own) */
 #define TAPBOOT_ARG_DISRUPTIVE "tapboot.disruptive="
 #define TAPBOOT_ARG_SHARD "tapboot.shard=" /* K/N: run tests whose index % N == K */
-#define TAPBOOT_ARG_ONLY "tapboot.only=" /* run only test number N (1-based), repeatable */
+/* run only these test numbers (1-based, in the plan): N, or a list like 1,4,7-9; repeatable */
+#define TAPBOOT_ARG_ONLY "tapboot.only="
 
 /* Where the builder puts things in the image. */
 #define TAPBOOT_PLAN_PATH "/tapboot/plan"

@@ -204,6 +204,13 @@ static void test_select(void)
 	s = selected("tapboot.disruptive=elsewhere tapboot.shard=1/2");
 	check_str(s, "mm_a,fs_a");
 	free(s);
+	/* the host's balanced shards: lists and ranges of plan numbers */
+	s = selected("tapboot.only=1,3-4");
+	check_str(s, "net_a,mm_a,mm_b");
+	free(s);
+	s = selected("tapboot.only=5 tapboot.only=2-2");
+	check_str(s, "net_b,fs_a");
+	free(s);
 	s = selected("tapboot.filter=net_* tapboot.filter=fs_?");
 	check_str(s, "net_a,net_b,fs_a");
 	free(s);
