@@ -84,6 +84,8 @@ tests="$g/pass $g/fail $g/skip $g/xfail $g/segv $g/own_tap"
 is "$?" 1 "-j 2: exit status as -j 1"
 is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j2/results.json")" "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j1/results.json")" "-j 2: same verdicts in plan order as -j 1"
 ok "$(test -s "$WORK/j2/console.1.log" && test -s "$WORK/j2/console.2.log"; echo $?)" "-j 2: one console log per VM"
+like "$(cat "$WORK/j2/reproduce.sh")" "tapboot.only=[0-9,-]+" "-j 2: shards balanced with the durations the -j 1 run recorded"
+is "$(( $(grep -c 'tapboot: run' "$WORK/j2/console.1.log") + $(grep -c 'tapboot: run' "$WORK/j2/console.2.log") ))" 6 "-j 2: each test ran in exactly one VM"
 is "$("$TAPBOOT" parse --format json "$WORK/j2/console.log" | jq -c '[.tests[] | .result] | sort')" "$(jq -c '[.tests[] | .result] | sort' "$WORK/j2/results.json")" "-j 2: tapboot parse of the merged console.log agrees"
 
 # Disruptive tests: skipped unless asked; with --disruptive each runs in a VM of its own, so
