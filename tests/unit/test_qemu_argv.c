@@ -70,7 +70,8 @@ static void test_others(void)
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 tapboot.nonce=ab'");
 	free(s);
 	s = argv_for("ppc64le", QEMU_ACCEL_TCG, false, NULL);
-	check(strstr(s, "qemu-system-ppc64 -M pseries -accel tcg,thread=multi -cpu power9 -m 1024 ") ==
+	check(strstr(s, "qemu-system-ppc64 -M pseries,x-vof=on -accel tcg,thread=multi -cpu power9 "
+			"-m 1024 ") ==
 	      s);
 	check(strstr(s, "console=hvc0 ") != NULL);
 	free(s);
