@@ -139,12 +139,12 @@ b_tb_none() { start; run_q "$TAPBOOT" build -o "$W/tb.cpio" "$TREE" || return 1;
 b_gic_none() { start; "$GIC" "$W/list" >"$W/gic.cpio" 2>>"$LOG" || { ERR="gen_init_cpio failed"; return 1; }; stop; }
 b_cpio_none() {
 	start
-	(cd "$TREE" && find . | cpio -o -H newc --quiet >"$W/gnu.cpio") 2>>"$LOG" || { ERR="GNU cpio failed"; return 1; }
+	(cd "$SAME" && find . | cpio -o -H newc --quiet >"$W/gnu.cpio") 2>>"$LOG" || { ERR="GNU cpio failed"; return 1; }
 	stop
 }
 b_bsd_none() {
 	start
-	(cd "$TREE" && find . | bsdcpio -o --format newc >"$W/bsd.cpio") 2>>"$LOG" || { ERR="bsdcpio failed"; return 1; }
+	(cd "$SAME" && find . | bsdcpio -o --format newc >"$W/bsd.cpio") 2>>"$LOG" || { ERR="bsdcpio failed"; return 1; }
 	stop
 }
 COLD=0
@@ -162,12 +162,12 @@ b_gic_zstd() {
 }
 b_cpio_zstd() {
 	start
-	(cd "$TREE" && find . | cpio -o -H newc --quiet | zstd -3 -T0 -q >"$W/gnu.zst") 2>>"$LOG" || { ERR="GNU cpio | zstd failed"; return 1; }
+	(cd "$SAME" && find . | cpio -o -H newc --quiet | zstd -3 -T0 -q >"$W/gnu.zst") 2>>"$LOG" || { ERR="GNU cpio | zstd failed"; return 1; }
 	stop
 }
 b_bsd_zstd() {
 	start
-	(cd "$TREE" && find . | bsdcpio -o --format newc | zstd -3 -T0 -q >"$W/bsd.zst") 2>>"$LOG" || { ERR="bsdcpio | zstd failed"; return 1; }
+	(cd "$SAME" && find . | bsdcpio -o --format newc | zstd -3 -T0 -q >"$W/bsd.zst") 2>>"$LOG" || { ERR="bsdcpio | zstd failed"; return 1; }
 	stop
 }
 if [ -z "$TREE" ] || [ ! -x "$GIC" ]; then
@@ -175,7 +175,13 @@ if [ -z "$TREE" ] || [ ! -x "$GIC" ]; then
 		na "$r" "no kselftest tree or gen_init_cpio: scripts/kselftest-build.sh x86_64 failed"
 	done
 else
-	gic_list "$TREE" >"$W/list"
+	# The peers pack the same files tapboot does (the tree plus tapboot's init, plan and the
+	# busybox its shell tests need): tapboot's image, unpacked, is their input.
+	SAME=$W/same
+	mkdir -p "$SAME"
+	"$TAPBOOT" build -o "$W/same.cpio" "$TREE" >>"$LOG" 2>&1
+	(cd "$SAME" && bsdcpio -id --quiet <"$W/same.cpio") 2>>"$LOG"
+	gic_list "$SAME" >"$W/list"
 	sz=$(du -sm "$TREE" | cut -f1)
 	nf=$(find "$TREE" -type f | wc -l)
 	in="kselftest tree, $sz MB in $nf files"
@@ -187,7 +193,7 @@ else
 	pair "image build, zstd -3: tapboot build (cold cache) vs GNU cpio \\| zstd -T0" s "<= 0.333" b_tb_zstd b_cpio_zstd
 	pair "image build, zstd -3: tapboot build (cold cache) vs bsdcpio \\| zstd -T0 (extra)" s - b_tb_zstd b_bsd_zstd
 	mbs() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1048576 }'; }
-	NOTES+=("Image sizes: tapboot $(mbs "$W/tb.cpio") (the tree plus tapboot's init, plan and busybox for the scripts), gen_init_cpio $(mbs "$W/gic.cpio"), GNU cpio $(mbs "$W/gnu.cpio"), bsdcpio $(mbs "$W/bsd.cpio"); zstd: tapboot $(mbs "$W/tb.zst"), gen_init_cpio $(mbs "$W/gic.zst").")
+	NOTES+=("Image sizes (every writer packs the same files: the tree plus tapboot's init, plan and the busybox its shell tests need): tapboot $(mbs "$W/tb.cpio"), gen_init_cpio $(mbs "$W/gic.cpio"), GNU cpio $(mbs "$W/gnu.cpio"), bsdcpio $(mbs "$W/bsd.cpio"); zstd: tapboot $(mbs "$W/tb.zst"), gen_init_cpio $(mbs "$W/gic.zst").")
 
 	# ---- 2. incremental rebuild: one test changes (a byte appended), zstd, warm cache ----
 	say "2. incremental rebuild"
