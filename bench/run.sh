@@ -299,36 +299,8 @@ ks_row() {
 	# command line (its reproduce.sh) with the initrd and the tapboot.* options replaced.
 	ks_tb 1 "$W/ks-tb1" || { na "$what" "$ERR"; return; }
 	local p=$W/peer line
-	mkdir -p "$p/root/bin" "$p/root/kselftest"
-	cp /bin/busybox "$p/root/bin/busybox"
-	cp -a "$TREE/." "$p/root/kselftest/"
-	cat >"$p/root/init" <<EOF
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mkdir -p /proc /sys /dev /tmp /run
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs -o mode=0755 devtmpfs /dev
-exec >/dev/console 2>&1
-mkdir -p /dev/pts /dev/shm
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /run
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t configfs configfs /sys/kernel/config
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t bpf bpf /sys/fs/bpf
-echo "# peer: begin"
-cd /kselftest && ./run_kselftest.sh ${cs[*]}
-echo "# peer: end"
-poweroff -f
-EOF
-	chmod 755 "$p/root/init"
-	(cd "$p/root" && find . | cpio -o -H newc --quiet >"$p/peer.cpio") ||
-		{ na "$what" "GNU cpio failed for the peer"; return; }
+	"$TOP/bench/kselftest-peer.sh" "$TREE" "$p" ${cs[*]} 2>>"$LOG" ||
+		{ na "$what" "the peer initramfs could not be made"; return; }
 	line=$(grep '^exec qemu' "$W/ks-tb1/reproduce.sh") || { na "$what" "no QEMU line in reproduce.sh"; return; }
 	eval "set -- ${line#exec }"
 	PEER=()
