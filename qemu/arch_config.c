@@ -284,7 +284,9 @@ char *arch_config_list(const char *configs_dir)
 	return strbuf_detach(&sb);
 }
 
-char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned elf_class, bool msb)
+/* The first arch (in name order) whose config loads and matches; caller frees; NULL if none. */
+static char *find_arch(const char *configs_dir,
+		       bool (*match)(const struct arch_config *c, const void *arg), const void *arg)
 {
 	struct strlist l;
 	char *found = NULL;
@@ -295,14 +297,32 @@ char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned e
 		struct arch_config c;
 
 		arch_config_init(&c);
-		if (!arch_config_load(&c, configs_dir, l.v[i]) && c.elf_machine == machine &&
-		    c.elf_class == elf_class &&
-		    msb == (c.elf_data && !strcmp(c.elf_data, "msb")))
+		if (!arch_config_load(&c, configs_dir, l.v[i]) && match(&c, arg))
 			found = xstrdup(c.arch);
 		arch_config_release(&c);
 	}
 	strlist_release(&l);
 	return found;
+}
+
+struct elf_id {
+	unsigned machine, elf_class;
+	bool msb;
+};
+
+static bool match_elf(const struct arch_config *c, const void *arg)
+{
+	const struct elf_id *id = arg;
+
+	return c->elf_machine == id->machine && c->elf_class == id->elf_class &&
+	       id->msb == (c->elf_data && !strcmp(c->elf_data, "msb"));
+}
+
+char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned elf_class, bool msb)
+{
+	struct elf_id id = { machine, elf_class, msb };
+
+	return find_arch(configs_dir, match_elf, &id);
 }
 
 /* Is SYMBOL=y in the .config at path? */
@@ -324,25 +344,14 @@ static int kconfig_is_set(const char *path, const char *symbol)
 	return set;
 }
 
+/* Each config's kconfig symbol is one only its arch sets (CONFIG_X86_64 and CONFIG_X86_32
+ * exclude each other; an arm64 .config has no CONFIG_ARM), so the first match is the arch. */
+static bool match_kconfig(const struct arch_config *c, const void *arg)
+{
+	return kconfig_is_set(arg, c->kconfig) == 1;
+}
+
 char *arch_config_find_kconfig(const char *configs_dir, const char *dotconfig_path)
 {
-	struct strlist l;
-	char *found = NULL;
-
-	strlist_init(&l);
-	list_arches(configs_dir, &l);
-	/* 64-bit symbols first: an x86_64 .config also has CONFIG_X86=y, an arm64 one has no
-	 * CONFIG_ARM; so test every arch and prefer the most specific match (CONFIG_X86_64 over
-	 * CONFIG_X86_32 cannot both be set). */
-	for (size_t i = 0; i < l.n && !found; i++) {
-		struct arch_config c;
-
-		arch_config_init(&c);
-		if (!arch_config_load(&c, configs_dir, l.v[i]) &&
-		    kconfig_is_set(dotconfig_path, c.kconfig) == 1)
-			found = xstrdup(c.arch);
-		arch_config_release(&c);
-	}
-	strlist_release(&l);
-	return found;
+	return find_arch(configs_dir, match_kconfig, dotconfig_path);
 }
