@@ -15,6 +15,7 @@
 
 #include "elfinfo.h"
 #include "error.h"
+#include "fs.h"
 #include "image.h"
 #include "inputs.h"
 
@@ -920,26 +921,6 @@ out_close:
 	return ret;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir);
-
-	for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
-		if (s)
-			*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			error_errno("cannot create directory '%s'", p);
-			free(p);
-			return -1;
-		}
-		if (!s)
-			break;
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
 /* One segment through the cache: reuse cache_dir/KEY.cpio, or write it there (temporary
  * name, renamed) and append it. */
 static int write_cached(const struct image *img, unsigned seg, enum builder_compress c,
@@ -1144,8 +1125,10 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	if (image_finish(&img, cache == NULL))
 		goto out;
 	warn_config(o->kernel_config, o->compress);
-	if (cache && mkdir_p(cache))
+	if (cache && mkdir_p(cache) < 0) {
+		error_errno("cannot create directory '%s'", cache);
 		goto out;
+	}
 	dir = dir_of(out_path);
 	tmp = xasprintf("%s/.%s.XXXXXX", dir,
 			strrchr(out_path, '/') ? strrchr(out_path, '/') + 1 : out_path);

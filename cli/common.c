@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "error.h"
+#include "fs.h"
 
 char *cli_find_init(const char *arch)
 {
@@ -50,19 +51,6 @@ int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, co
 		o->target.sysroot = cfg->sysroot && *cfg->sysroot ? cfg->sysroot : "/";
 	o->init_path = cli_find_init(cfg->arch);
 	return o->init_path ? 0 : -1;
-}
-
-static int mkdir_p(char *path)
-{
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*s = '/';
-			return -1;
-		}
-		*s = '/';
-	}
-	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 char *cli_cache_dir(void)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 
 const char *kernel_format_name(enum kernel_format f)
@@ -172,22 +173,6 @@ int file_sha256(const char *path, char hex[65])
 	for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
 		sprintf(hex + 2 * i, "%02x", dig[i]);
 	return 0;
-}
-
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Decompress the bzImage payload (any filter libarchive reads: gzip, xz, lzma, zstd, lz4, bzip2)
