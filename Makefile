@@ -24,7 +24,7 @@ CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
 HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
-HOST_LIBS := $(shell pkg-config --libs libarchive libelf libmd 2>/dev/null || echo -larchive -lelf -lmd)
+HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle 2>/dev/null || echo -larchive -lelf -lnettle)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

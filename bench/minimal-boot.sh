@@ -1,7 +1,7 @@
 #!/bin/bash
 # minimal-boot.sh ARCH minimal|naive: the boot baselines for bench/run.sh, hand-written QEMU
 # command lines booting Debian's kernel with one trivial TAP line and powering off.
-#   minimal: the best settings known here (docs FACTS.md): x86_64 q35 with the PVH vmlinux
+#   minimal: the best settings known here (docs FACTS.md): x86_64 q35 with qboot and the PVH vmlinux
 #            (tapboot's cached extraction, or scripts/extract-vmlinux from linux-source), arm64
 #            -cpu cortex-a57; bench/minimal-init.c as /init in a GNU cpio archive.
 #   naive:   x86_64 -M pc with the bzImage, arm64 -cpu max; a busybox sh script as /init.
@@ -69,7 +69,7 @@ common=(-accel tcg,thread=multi -m 512 -smp 2 -no-reboot -display none -monitor 
 	-serial stdio -initrd "$cpio")
 case $arch-$mode in
 x86_64-minimal)
-	cmd=(qemu-system-x86_64 -M q35 -cpu qemu64 "${common[@]}" -kernel "$(pvh_vmlinux)"
+	cmd=(qemu-system-x86_64 -M q35 -cpu qemu64 -bios qboot.rom "${common[@]}" -kernel "$(pvh_vmlinux)"
 		-append "console=ttyS0 panic=-1 quiet rdinit=/init mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1")
 	;;
 x86_64-naive)

@@ -240,7 +240,7 @@ for arch in x86_64 arm64; do
 	fi
 	say "3. boot to result, $arch"
 	eval "a_$arch() { tb_boot $arch $k; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }"
-	[ "$arch" = x86_64 ] && how="q35, PVH vmlinux" || how="-cpu cortex-a57"
+	[ "$arch" = x86_64 ] && how="q35, qboot, PVH vmlinux" || how="-cpu cortex-a57"
 	[ "$arch" = x86_64 ] && naive="-M pc, bzImage" || naive="-cpu max"
 	pair "boot to result, $arch, one test: tapboot run vs minimal QEMU line ($how, 20-line static init)" s "<= 1.15" "a_$arch" "m_$arch" "$BOOT_REPS"
 	pair "boot to result, $arch, one test: tapboot run vs naive boot ($naive, busybox sh init)" s "<= 0.5" "a_$arch" "n_$arch" "$BOOT_REPS"

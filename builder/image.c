@@ -3,7 +3,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sha2.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -463,26 +464,27 @@ void image_segment_range(const struct image *img, unsigned seg, size_t *first, s
 	*count = j - i;
 }
 
-static void hash_str(SHA2_CTX *c, const char *s)
+static void hash_str(struct sha256_ctx *c, const char *s)
 {
-	SHA256Update(c, (const uint8_t *)(s ? s : ""), strlen(s ? s : "") + 1);
+	sha256_update(c, strlen(s ? s : "") + 1, (const uint8_t *)(s ? s : ""));
 }
 
-static void hash_u64(SHA2_CTX *c, uint64_t v)
+static void hash_u64(struct sha256_ctx *c, uint64_t v)
 {
 	uint8_t b[8];
 
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-	SHA256Update(c, b, sizeof(b));
+	sha256_update(c, sizeof(b), b);
 }
 
 void image_segment_key(const struct image *img, unsigned seg, enum builder_compress c, char out[65])
 {
-	SHA2_CTX ctx;
+	struct sha256_ctx ctx;
+	uint8_t dig[SHA256_DIGEST_SIZE];
 	size_t first, count;
 
-	SHA256Init(&ctx);
+	sha256_init(&ctx);
 	/* Bump when the bytes written for the same entries change. */
 	hash_str(&ctx, "tapboot-segment 1");
 	hash_u64(&ctx, (uint64_t)c);
@@ -512,8 +514,10 @@ void image_segment_key(const struct image *img, unsigned seg, enum builder_compr
 			hash_u64(&ctx, e->dev);
 			hash_u64(&ctx, e->ino);
 		} else if (e->data) {
-			SHA256Update(&ctx, (const uint8_t *)e->data, e->size);
+			sha256_update(&ctx, e->size, (const uint8_t *)e->data);
 		}
 	}
-	SHA256End(&ctx, out);
+	sha256_digest(&ctx, sizeof(dig), dig);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		sprintf(out + 2 * i, "%02x", dig[i]);
 }

@@ -61,6 +61,7 @@ struct run {
 	char *kernel_image; /* the image file (resolved from a build directory) */
 	char *kernel_config; /* the kernel's .config when known */
 	char *boot_kernel; /* what QEMU boots (maybe the extracted vmlinux) */
+	char kernel_sha256[65]; /* of kernel_image, "" until kernel_sha256() computed it */
 	bool bzimage;
 	char *dir; /* results directory */
 	bool dir_created; /* by this run: removed again when the run fails before booting */
@@ -454,18 +455,30 @@ out:
 	return ret;
 }
 
+/* The kernel image's sha256, hashed once per run (the vmlinux cache key and reproduce.sh);
+ * NULL after a message when the image cannot be read. */
+static const char *kernel_sha256(struct run *r)
+{
+	if (!r->kernel_sha256[0] && file_sha256(r->kernel_image, r->kernel_sha256) < 0) {
+		r->kernel_sha256[0] = '\0';
+		return NULL;
+	}
+	return r->kernel_sha256;
+}
+
 /* x86: a bzImage decompresses itself for about 4 s under TCG (FACTS.md); when its vmlinux has
  * a PVH entry, decompress it once on the host (cached by the image's hash) and boot that. */
 static void choose_boot_image(struct run *r)
 {
 	char *cache, *vmlinux = NULL;
+	const char *sum;
 	struct kernel_image img;
 
 	r->boot_kernel = xstrdup(r->kernel_image);
-	if (!r->bzimage || !r->cfg.pvh)
+	if (!r->bzimage || !r->cfg.pvh || !(sum = kernel_sha256(r)))
 		return;
 	cache = cli_cache_dir();
-	if (kernel_image_extract_vmlinux(r->kernel_image, cache, &vmlinux, false) == 0 &&
+	if (kernel_image_extract_vmlinux(r->kernel_image, sum, cache, &vmlinux, false) == 0 &&
 	    kernel_image_probe(vmlinux, &img) == 0 && img.has_pvh) {
 		free(r->boot_kernel);
 		r->boot_kernel = vmlinux;
@@ -1263,23 +1276,95 @@ static void plan_vms(struct run *r)
 	free(sel);
 }
 
+/* The binary a command name runs (PATH search, as execvp does); NULL when none. */
+static char *path_lookup(const char *name)
+{
+	const char *p = getenv("PATH"), *end;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : xstrdup(name);
+	for (p = p ? p : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		char *cand;
+
+		end = strchrnul(p, ':');
+		cand = xasprintf("%.*s/%s", (int)(end - p), p, name);
+		if (!access(cand, X_OK))
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}
+
+/* QEMU's version line into out ("unknown" when it cannot be had). `qemu --version` costs about
+ * 20 ms at the end of every run, so the answer is kept in the cache per binary, keyed by its
+ * path, size and mtime (a reinstalled QEMU has a new mtime). */
+static void qemu_version(const char *qemu, char *out, size_t n)
+{
+	char *bin = path_lookup(qemu), *cache = NULL, *file = NULL, *key = NULL, *vcmd;
+	char line[512];
+	struct stat st;
+	FILE *fp;
+
+	snprintf(out, n, "unknown");
+	if (bin && !stat(bin, &st)) {
+		cache = cli_cache_dir();
+		key = xasprintf("%s %lld %lld.%09ld", bin, (long long)st.st_size,
+				(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		file = xasprintf("%s/qemu-version-%s", cache, bin);
+		for (char *c = file + strlen(cache) + 1; *c; c++)
+			*c = *c == '/' ? '_' : *c;
+		fp = fopen(file, "r");
+		if (fp) {
+			bool hit = fgets(line, sizeof(line), fp) &&
+				   !strncmp(line, key, strlen(key)) && line[strlen(key)] == '\n' &&
+				   fgets(out, (int)n, fp);
+			fclose(fp);
+			if (hit) {
+				out[strcspn(out, "\n")] = '\0';
+				goto out;
+			}
+			snprintf(out, n, "unknown");
+		}
+	}
+	vcmd = xasprintf("%s --version 2>/dev/null", bin ? bin : qemu);
+	fp = popen(vcmd, "r");
+	free(vcmd);
+	if (!fp)
+		goto out;
+	if (!fgets(out, (int)n, fp))
+		snprintf(out, n, "unknown");
+	out[strcspn(out, "\n")] = '\0';
+	if (pclose(fp) == 0 && file && strcmp(out, "unknown")) {
+		char *tmp = xasprintf("%s.%ld", file, (long)getpid());
+
+		fp = fopen(tmp, "w");
+		if (fp && fprintf(fp, "%s\n%s\n", key, out) > 0 && !fclose(fp))
+			rename(tmp, file);
+		else if (fp)
+			fclose(fp);
+		unlink(tmp);
+		free(tmp);
+	}
+out:
+	free(bin);
+	free(cache);
+	free(file);
+	free(key);
+}
+
 static void write_reproduce(struct run *r, const char *cmd_line)
 {
 	char *path = xasprintf("%s/reproduce.sh", r->dir), *tmp = xasprintf("%s.tmp", path);
-	char khash[65] = "", ihash[65] = "", qver[256] = "unknown";
-	char *vcmd = xasprintf("%s --version 2>/dev/null", r->cfg.qemu);
-	FILE *fp, *pp;
+	char khash[65] = "", ihash[65] = "", qver[256];
+	FILE *fp;
 
-	if (file_sha256(r->kernel_image, khash) < 0)
+	if (kernel_sha256(r))
+		strcpy(khash, r->kernel_sha256);
+	else
 		strcpy(khash, "unreadable");
 	if (file_sha256(r->initrd, ihash) < 0)
 		strcpy(ihash, "unreadable");
-	pp = popen(vcmd, "r");
-	if (pp) {
-		if (fgets(qver, sizeof(qver), pp))
-			qver[strcspn(qver, "\n")] = '\0';
-		pclose(pp);
-	}
+	qemu_version(r->cfg.qemu, qver, sizeof(qver));
 	fp = fopen(tmp, "w");
 	if (!fp) {
 		warning_errno("cannot write '%s'", tmp);
@@ -1309,7 +1394,6 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 	if (fclose(fp) != 0 || chmod(tmp, 0755) < 0 || rename(tmp, path) < 0)
 		warning_errno("cannot write '%s'", path);
 out:
-	free(vcmd);
 	free(tmp);
 	free(path);
 }

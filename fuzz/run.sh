@@ -37,8 +37,8 @@ sources() {
 }
 libs() {
 	case $1 in
-	kselftest_settings | inputs) pkg-config --libs libarchive libelf libmd 2>/dev/null ||
-		echo "-larchive -lelf -lmd" ;;
+	kselftest_settings | inputs) pkg-config --libs libarchive libelf nettle 2>/dev/null ||
+		echo "-larchive -lelf -lnettle" ;;
 	*) echo "-lm" ;;
 	esac
 }

@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <sha2.h>
+#include <nettle/sha2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,24 +153,24 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 
 int file_sha256(const char *path, char hex[65])
 {
-	unsigned char buf[1 << 16], dig[SHA256_DIGEST_LENGTH];
-	SHA2_CTX ctx;
+	unsigned char buf[1 << 16], dig[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return error_errno("cannot open '%s'", path);
-	SHA256Init(&ctx);
+	sha256_init(&ctx);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		SHA256Update(&ctx, buf, (size_t)n);
+		sha256_update(&ctx, (size_t)n, buf);
 	if (n < 0) {
 		error_errno("cannot read '%s'", path);
 		close(fd);
 		return -1;
 	}
 	close(fd);
-	SHA256Final(dig, &ctx);
-	for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+	sha256_digest(&ctx, sizeof(dig), dig);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
 		sprintf(hex + 2 * i, "%02x", dig[i]);
 	return 0;
 }
@@ -204,20 +204,18 @@ out_free:
 	return ret;
 }
 
-int kernel_image_extract_vmlinux(const char *bzimage, const char *cache_dir, char **out,
-				 bool verbose)
+int kernel_image_extract_vmlinux(const char *bzimage, const char *sha256, const char *cache_dir,
+				 char **out, bool verbose)
 {
-	char hex[65], *dir = NULL, *path = NULL, *tmp = NULL;
+	char *dir = NULL, *path = NULL, *tmp = NULL;
 	unsigned char *data = NULL;
 	struct stat st;
 	int fd = -1, ofd = -1, ret = -1;
 	uint32_t setup_sects, payload_off, payload_len;
 	size_t base;
 
-	if (file_sha256(bzimage, hex) < 0)
-		return -1;
 	dir = xasprintf("%s/vmlinux", cache_dir);
-	path = xasprintf("%s/%s", dir, hex);
+	path = xasprintf("%s/%s", dir, sha256);
 	if (!access(path, R_OK)) {
 		*out = path;
 		free(dir);

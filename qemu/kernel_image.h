@@ -31,10 +31,11 @@ const char *kernel_format_name(enum kernel_format f);
  * an error here (format KERNEL_UNKNOWN). */
 int kernel_image_probe(const char *path, struct kernel_image *k);
 /* The vmlinux inside a bzImage, decompressed on the host once and cached under cache_dir by the
- * image's sha256. *out (caller frees) is its path. 0 on success; -1 when there is no payload we
- * can decompress (a message is printed only when verbose). */
-int kernel_image_extract_vmlinux(const char *bzimage, const char *cache_dir, char **out,
-				 bool verbose);
+ * image's sha256 (sha256: its 64 hex digits, from file_sha256()). *out (caller frees) is its
+ * path. 0 on success; -1 when there is no payload we can decompress (a message is printed only
+ * when verbose). */
+int kernel_image_extract_vmlinux(const char *bzimage, const char *sha256, const char *cache_dir,
+				 char **out, bool verbose);
 /* sha256 of a file as 64 hex digits into hex[65]; -1 on error (message printed). */
 int file_sha256(const char *path, char hex[65]);
 

@@ -9,6 +9,12 @@ for arch in x86_64 arm64; do
 	g=$GUEST/$arch/static
 	[ -x "$g/pass" ] || bail "guest tests for $arch are not built ($g): make INIT_ARCHES=$arch"
 	d=$WORK/e2e-$arch
+	# reproduce.sh's QEMU version comes from a cache keyed by the binary's path, size and
+	# mtime: an entry with another key is stale and must not be believed.
+	qbin=$(command -v "qemu-system-$([ "$arch" = arm64 ] && echo aarch64 || echo "$arch")")
+	qcache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/qemu-version-${qbin//\//_}
+	mkdir -p "${qcache%/*}"
+	printf '%s 1 1.0\nQEMU emulator version 0.0 (stale)\n' "$qbin" >"$qcache"
 	"$TAPBOOT" run --kernel "$k" -o "$d" --timeout 3 -q \
 		"$g/pass" "$g/fail" "$g/skip" "$g/hang" "$g/segv" "$g/own_tap" >"$WORK/out-$arch" 2>"$WORK/err-$arch"
 	rc=$?
@@ -29,6 +35,12 @@ for arch in x86_64 arm64; do
 	like "$(head -1 "$d/results.tap")" "^TAP version 13" "$arch: results.tap is TAP 13"
 	ok "$(test -s "$d/console.log" && test -s "$d/junit.xml" && test -x "$d/reproduce.sh"; echo $?)" "$arch: console.log, junit.xml, reproduce.sh written"
 	ok "$(test -f "$d/tests/fail.log"; echo $?)" "$arch: per-test log"
+	ok "$(grep -qF "#   sha256  $(sha256sum "$k" | cut -d' ' -f1)" "$d/reproduce.sh"; echo $?)" \
+		"$arch: reproduce.sh has the kernel's sha256"
+	ok "$(grep -qF "; $("$qbin" --version | head -1)" "$d/reproduce.sh"; echo $?)" \
+		"$arch: reproduce.sh has QEMU's version (a stale cache entry is not believed)"
+	ok "$(grep -qF "$("$qbin" --version | head -1)" "$qcache"; echo $?)" \
+		"$arch: the QEMU version cache is rewritten"
 	"$TAPBOOT" parse --format json "$d/console.log" >"$WORK/parsed-$arch.json"
 	is "$?" 1 "$arch: tapboot parse of console.log exits like the run"
 	is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/parsed-$arch.json")" \
