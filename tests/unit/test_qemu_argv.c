@@ -39,7 +39,7 @@ static void test_x86_64(void)
 	char *s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
 
 	check_str(s, "qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu qemu64 "
-		     "-m 512 -smp 2 -no-reboot -display none -monitor none -serial stdio -kernel K "
+		     "-m 512 -smp 2 -bios qboot.rom -no-reboot -display none -monitor none -serial stdio -kernel K "
 		     "-initrd I -append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
 	free(s);
