@@ -62,6 +62,7 @@ struct run {
 	char *kernel_config; /* the kernel's .config when known */
 	char *boot_kernel; /* what QEMU boots (maybe the extracted vmlinux) */
 	char kernel_sha256[65]; /* of kernel_image, "" until kernel_sha256() computed it */
+	bool tcg_single; /* the VMs booting now share the host: TCG thread=single */
 	bool bzimage;
 	char *dir; /* results directory */
 	bool dir_created; /* by this run: removed again when the run fails before booting */
@@ -898,6 +899,7 @@ static int vm_start(struct vm *vm)
 		.bzimage = r->bzimage,
 		.initrd = r->initrd,
 		.accel = r->accel,
+		.tcg_single = r->tcg_single,
 		.cpu = r->o.cpu,
 		.machine = r->o.machine,
 		.memory_mb = r->o.memory_mb,
@@ -1496,17 +1498,40 @@ static int kselftest_input(struct run *r)
 	return ret;
 }
 
+/* Several VMs at once under TCG whose vCPUs outnumber the host's CPUs: each VM gets one host
+ * thread for all its vCPUs (thread=single) instead of one per vCPU. The guests still see --smp
+ * CPUs; what changes is that 2 VMs x 2 vCPUs no longer fight over 2 cores. Measured here on 2
+ * CPUs, 2 VMs of 2 vCPUs, interleaved: the demo kselftest tree 16.6-19.8 s against 18.3-20.1 s
+ * with thread=multi (four runs each); 20 one-second tests 13.0-13.6 s against 13.5-14.1 s. */
+static bool tcg_share_host(const struct run *r, size_t nvms_at_once)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned smp = r->o.smp ? r->o.smp : r->cfg.smp;
+
+	return nvms_at_once > 1 && cpus > 0 && nvms_at_once * (smp ? smp : 1) > (size_t)cpus;
+}
+
 /* Run every VM, in waves of at most -j at a time; KVM under auto falls back to TCG once. */
 static void boot_all(struct run *r, int sigfd)
 {
 	size_t jobs = r->o.jobs ? r->o.jobs : 1;
 	struct vm **wave = xcalloc(r->nvms + 1, sizeof(*wave));
 	bool kvm = want_kvm(r);
+	size_t at_once = r->nvms < jobs ? r->nvms : jobs;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		bool probe = kvm && r->o.accel == ACCEL_AUTO, any_begun = false;
 
 		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+		r->tcg_single = !kvm && tcg_share_host(r, at_once);
+		if (r->tcg_single) {
+			char *note = xasprintf("%s; one host thread per VM (%zu VMs at once on %ld "
+					       "CPUs)", r->accel_note, at_once,
+					       sysconf(_SC_NPROCESSORS_ONLN));
+
+			free(r->accel_note);
+			r->accel_note = note;
+		}
 		if (!r->o.quiet)
 			fprintf(stderr, "accelerator: %s\n", r->accel_note);
 		for (size_t v = 0; v < r->nvms && !r->interrupted; v += jobs) {

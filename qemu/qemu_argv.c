@@ -35,8 +35,10 @@ void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
 	strlist_push(argv, "-M");
 	strlist_push(argv, machine);
 	strlist_push(argv, "-accel");
-	/* thread=multi: one host thread per vCPU under TCG (MTTCG). */
-	strlist_push(argv, b->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg,thread=multi");
+	/* thread=multi: one host thread per vCPU under TCG (MTTCG); thread=single: one for all. */
+	strlist_push(argv, b->accel == QEMU_ACCEL_KVM ? "kvm" :
+			   b->tcg_single		  ? "tcg,thread=single" :
+							    "tcg,thread=multi");
 	if (cpu && *cpu) {
 		strlist_push(argv, "-cpu");
 		strlist_push(argv, cpu);

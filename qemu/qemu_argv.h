@@ -16,6 +16,7 @@ struct qemu_boot {
 	const char *initrd;
 	const char *cmdline; /* the whole kernel command line */
 	enum qemu_accel accel;
+	bool tcg_single; /* TCG with one host thread for all vCPUs (several VMs share the host) */
 	const char *cpu; /* override of cfg->cpu_tcg / cpu_kvm, or NULL */
 	const char *machine; /* override, or NULL */
 	unsigned memory_mb, smp; /* 0: from cfg */

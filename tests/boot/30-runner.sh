@@ -85,6 +85,12 @@ is "$?" 1 "-j 2: exit status as -j 1"
 is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j2/results.json")" "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j1/results.json")" "-j 2: same verdicts in plan order as -j 1"
 ok "$(test -s "$WORK/j2/console.1.log" && test -s "$WORK/j2/console.2.log"; echo $?)" "-j 2: one console log per VM"
 like "$(cat "$WORK/j2/reproduce.sh")" "tapboot.only=[0-9,-]+" "-j 2: shards balanced with the durations the -j 1 run recorded"
+# 2 VMs of 2 vCPUs at once: on a host with fewer than 4 CPUs each VM gets one TCG thread.
+want_threads=multi
+[ "$(getconf _NPROCESSORS_ONLN)" -lt 4 ] && want_threads=single
+is "$(grep -o 'thread=[a-z]*' "$WORK/j2/reproduce.sh" | sort -u)" "thread=$want_threads" \
+	"-j 2: TCG thread=$want_threads for 2 VMs x 2 vCPUs on $(getconf _NPROCESSORS_ONLN) CPUs"
+is "$(grep -o 'thread=[a-z]*' "$WORK/j1/reproduce.sh")" "thread=multi" "-j 1: TCG thread=multi"
 is "$(( $(grep -c 'tapboot: run' "$WORK/j2/console.1.log") + $(grep -c 'tapboot: run' "$WORK/j2/console.2.log") ))" 6 "-j 2: each test ran in exactly one VM"
 is "$("$TAPBOOT" parse --format json "$WORK/j2/console.log" | jq -c '[.tests[] | .result] | sort')" "$(jq -c '[.tests[] | .result] | sort' "$WORK/j2/results.json")" "-j 2: tapboot parse of the merged console.log agrees"
 

@@ -7,6 +7,8 @@
 #include "harness.h"
 #include "qemu_argv.h"
 
+static bool tcg_single; /* what the next argv_for() passes as qemu_boot.tcg_single */
+
 static char *argv_for(const char *arch, enum qemu_accel accel, bool bzimage, const char *cpu)
 {
 	struct arch_config c;
@@ -26,6 +28,7 @@ static char *argv_for(const char *arch, enum qemu_accel accel, bool bzimage, con
 	b.accel = accel;
 	b.bzimage = bzimage;
 	b.cpu = cpu;
+	b.tcg_single = tcg_single;
 	qemu_argv_build(&b, &argv);
 	s = qemu_argv_shell(&argv);
 	strlist_release(&argv);
@@ -47,6 +50,21 @@ static void test_x86_64(void)
 	s = argv_for("x86_64", QEMU_ACCEL_KVM, true, NULL);
 	check(strstr(s, "-M q35 -accel kvm -cpu host ") != NULL);
 	free(s);
+}
+
+/* Several VMs sharing the host: one TCG thread per VM; KVM has no such option. */
+static void test_tcg_single(void)
+{
+	char *s;
+
+	tcg_single = true;
+	s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
+	check(strstr(s, "-M q35 -accel tcg,thread=single -cpu qemu64 -m 512 -smp 2 ") != NULL);
+	free(s);
+	s = argv_for("x86_64", QEMU_ACCEL_KVM, false, NULL);
+	check(strstr(s, "-M q35 -accel kvm -cpu host ") != NULL);
+	free(s);
+	tcg_single = false;
 }
 
 static void test_arm64(void)
@@ -103,6 +121,7 @@ static void test_quoting(void)
 int main(void)
 {
 	TEST(test_x86_64, "x86_64: q35 under TCG and KVM");
+	TEST(test_tcg_single, "thread=single when asked, under TCG only");
 	TEST(test_arm64, "arm64: virt, CPU override");
 	TEST(test_others, "riscv64, ppc64le, arm, i386 command lines");
 	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
