@@ -400,6 +400,32 @@ static void t_summary(void)
 			     "kernel crash seen: Oops: 0000 [#1] SMP\n");
 		free(s);
 	}
+	/* durations as printf's %.3f prints them, whichever way they are formatted */
+	{
+		static const double d[] = {0, 0.0005, 1.23456, 1234.5, 7.0009999, 1e16, 99.9995};
+		struct tap_test t[ARRAY_SIZE(d)];
+		struct strbuf want = STRBUF_INIT;
+
+		memset(t, 0, sizeof(t));
+		for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
+			char dur[64];
+
+			t[i].name = (char *)"n\tx";
+			t[i].duration_s = d[i];
+			snprintf(dur, sizeof(dur), "%.3fs", d[i]);
+			strbuf_addf(&want, "pass    %9s  n x\n", dur);
+		}
+		strbuf_addf(&want, "%zu tests: %zu pass, 0 fail, 0 skip\n", ARRAY_SIZE(d),
+			    ARRAY_SIZE(d));
+		r.tests = t;
+		r.ntests = ARRAY_SIZE(d);
+		r.summary = NULL;
+		r.complete = true;
+		s = to_string(summary_fn, &r);
+		check_str(s, want.buf);
+		free(s);
+		strbuf_release(&want);
+	}
 }
 
 static int load_missing(void *arg)

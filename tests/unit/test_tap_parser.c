@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "harness.h"
 #include "tap_parser.h"
 
@@ -497,6 +498,33 @@ static void t_bail_out(void)
 	tap_parser_free(p);
 }
 
+/* duration_s takes the fast decimal path for what the init writes, strtod for the rest: the
+ * value must be strtod's either way. */
+static void t_yaml_durations(void)
+{
+	static const char *const vals[] = {
+		"0.819", "12", "0", "45.002", "0.1", "123456.789", "0.123456789", "0.1234567891",
+		"1e-3", "2.5E1", "007.50", "999999999999.999", "1.",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+		char *log = NULL;
+		struct tap_parser *p;
+		size_t n;
+		const struct tap_test *t;
+
+		if (asprintf(&log, "TAP version 13\n1..1\nok 1 a\n  ---\n  duration_s: %s\n"
+				   "  ...\n", vals[i]) < 0)
+			abort();
+		p = parse(NULL, log);
+		t = tests(p, &n);
+		if (check_int(n, ==, 1) && !check(t[0].duration_s == strtod(vals[i], NULL)))
+			fprintf(stderr, "# duration_s: %s read as %.17g\n", vals[i], t[0].duration_s);
+		tap_parser_free(p);
+		free(log);
+	}
+}
+
 static void t_yaml(void)
 {
 	struct tap_parser *p =
@@ -898,6 +926,7 @@ int main(void)
 	TEST(t_missing_with_expect, "planned tests never seen are missing, named by expect");
 	TEST(t_bail_out, "Bail out!");
 	TEST(t_yaml, "YAML blocks: duration_s, exit, signal, reason; line attribution");
+	TEST(t_yaml_durations, "duration_s values read exactly as strtod reads them");
 	TEST(t_live_summary, "complete, crashed and counts are live before finish");
 	TEST(t_nonce, "the end marker completes only with the nonce");
 	TEST(t_panic_cut, "a panic cuts the stream: running test crash, the rest missing");
