@@ -261,12 +261,24 @@ static char *a_take(struct tap_parser *p, char *s)
 /* ---- test records ---- */
 
 /* Names, reasons and logs are the arena's. */
-static void test_release(struct tap_test *t)
+/* Give t the finished subtests kids (an array a level grew with malloc, freed here): they are
+ * copied into the arena, so a test owns nothing and freeing the parser is freeing its chunks
+ * (walking 580k records to free their arrays was 6% of parsing a 100 MB log). */
+static void set_subtests(struct tap_parser *p, struct tap_test *t, struct tap_test *kids,
+			 size_t n)
 {
-	for (size_t i = 0; i < t->nsub; i++)
-		test_release(&t->subtests[i]);
-	free(t->subtests);
-	memset(t, 0, sizeof(*t));
+	t->subtests = NULL;
+	t->nsub = t->sub_alloc = 0;
+	if (n) {
+		/* arena strings are not aligned: round up for the records */
+		char *m = a_alloc(p, n * sizeof(*kids) + _Alignof(struct tap_test) - 1);
+
+		t->subtests = (struct tap_test *)(((uintptr_t)m + _Alignof(struct tap_test) - 1) &
+						  ~((uintptr_t)_Alignof(struct tap_test) - 1));
+		memcpy(t->subtests, kids, n * sizeof(*kids));
+		t->nsub = t->sub_alloc = n;
+	}
+	free(kids);
 }
 
 static struct tap_test *tests_push(struct tap_test **v, size_t *n, size_t *alloc)
@@ -313,8 +325,6 @@ static void level_set(struct level *l, const char *prefix, size_t plen)
 
 static void level_release(struct level *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		test_release(&l->tests[i]);
 	free(l->tests);
 	free(l->plan_skip);
 	free(l->subtest_name);
@@ -436,8 +446,7 @@ static void close_deeper(struct tap_parser *p, size_t keep, struct tap_test **su
 			sn = NULL;
 			g->verdict = worst(kids, nkids);
 			g->reason = a_str(p, "no result line for this group of subtests");
-			g->subtests = kids;
-			g->nsub = g->sub_alloc = nkids;
+			set_subtests(p, g, kids, nkids);
 		}
 		free(sr);
 		free(sn);
@@ -902,8 +911,7 @@ static void handle_result(struct tap_parser *p, size_t li, const char *s, size_t
 		t->reason = a_str(p, skip_reason);
 	free(skip_reason);
 	free(subname);
-	t->subtests = subs;
-	t->nsub = t->sub_alloc = nsubs;
+	set_subtests(p, t, subs, nsubs);
 
 	if (li == 0) {
 		struct strbuf tmp = p->cur_log;
@@ -1011,8 +1019,7 @@ static bool open_level(struct tap_parser *p, size_t li, const char *prefix, size
 			g->name = name ? a_take(p, name) : a_str(p, "");
 			g->verdict = worst(kids, nkids);
 			g->reason = a_str(p, "no result line for this group of subtests");
-			g->subtests = kids;
-			g->nsub = g->sub_alloc = nkids;
+			set_subtests(p, g, kids, nkids);
 		}
 	}
 	/* TAP 14 puts "# Subtest: NAME" at the parent's indentation, before the block */
@@ -1493,8 +1500,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 				   : cut_reason
 					   ? cut_reason
 					   : "console output ended while the test was running");
-			t->subtests = kids;
-			t->nsub = t->sub_alloc = nkids;
+			set_subtests(p, t, kids, nkids);
 			kids = NULL;
 			nkids = 0;
 			if (p->pending_log.len) {
@@ -1512,8 +1518,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 		g->name = a_str(p, kname ? kname : "");
 		g->verdict = worst(kids, nkids);
 		g->reason = a_str(p, "no result line for this group of subtests");
-		g->subtests = kids;
-		g->nsub = g->sub_alloc = nkids;
+		set_subtests(p, g, kids, nkids);
 	}
 	free(kname);
 	level_close_doc(p, 0);
