@@ -63,16 +63,10 @@ int cmd_build(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
-		case OPT_COMPRESS: {
-			int k = builder_compress_from_name(optarg);
-
-			if (k < 0) {
-				error("--compress wants none, gzip, xz, zstd or lz4, got '%s'", optarg);
+		case OPT_COMPRESS:
+			if (cli_parse_compress(optarg, &bo.compress) < 0)
 				goto out;
-			}
-			bo.compress = (enum builder_compress)k;
 			break;
-		}
 		case OPT_BUSYBOX:
 			bo.busybox = 1;
 			break;

@@ -240,15 +240,10 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		case OPT_CONFIG:
 			o->config = optarg;
 			break;
-		case OPT_COMPRESS: {
-			int k = builder_compress_from_name(optarg);
-
-			if (k < 0)
-				return error("--compress wants none, gzip, xz, zstd or lz4, got '%s'",
-					     optarg);
-			o->compress = (enum builder_compress)k;
+		case OPT_COMPRESS:
+			if (cli_parse_compress(optarg, &o->compress) < 0)
+				return -1;
 			break;
-		}
 		case OPT_BUSYBOX:
 			o->busybox = 1;
 			break;

@@ -15,6 +15,8 @@ char *cli_find_init(const char *arch);
 int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot);
 /* $XDG_CACHE_HOME/tapboot (or ~/.cache/tapboot), created; caller frees. */
 char *cli_cache_dir(void);
+/* --compress NAME into *out; -1 after a message naming the choices. */
+int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */
 int cli_parse_seconds(const char *s, unsigned *out);
 

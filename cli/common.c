@@ -68,6 +68,16 @@ char *cli_cache_dir(void)
 	return dir;
 }
 
+int cli_parse_compress(const char *name, enum builder_compress *out)
+{
+	int k = builder_compress_from_name(name);
+
+	if (k < 0)
+		return error("--compress wants none, gzip, xz, zstd or lz4, got '%s'", name);
+	*out = (enum builder_compress)k;
+	return 0;
+}
+
 int cli_parse_seconds(const char *s, unsigned *out)
 {
 	char *end;
