@@ -2,6 +2,9 @@
 #ifndef TAPBOOT_COMMANDS_H
 #define TAPBOOT_COMMANDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "arch_config.h"
 #include "builder.h"
 
@@ -15,6 +18,12 @@ char *cli_find_init(const char *arch);
 int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot);
 /* $XDG_CACHE_HOME/tapboot (or ~/.cache/tapboot), created; caller frees. */
 char *cli_cache_dir(void);
+/* A value derived from a file (its hash, a program's version), cached in the cache directory
+ * as PREFIX-<real path with / as _>: valid while the file's real path, device, inode, size,
+ * mtime and ctime are unchanged (ctime moves on every write and cannot be set back). get: true
+ * with the value in out; put: best effort. */
+bool cli_stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
+void cli_stat_cache_put(const char *prefix, const char *file, const char *value);
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */

@@ -1,5 +1,6 @@
 /* common.c: what tapboot run and tapboot build share: finding the init, the cache, targets. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,4 +90,69 @@ int cli_parse_seconds(const char *s, unsigned *out)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
+}
+
+/* The cache file for (prefix, file) and the key line that must head it. */
+static int stat_cache_names(const char *prefix, const char *file, char **path, char **key)
+{
+	char *real = realpath(file, NULL), *cache;
+	struct stat st;
+
+	if (!real || stat(real, &st)) {
+		free(real);
+		return -1;
+	}
+	cache = cli_cache_dir();
+	*key = xasprintf("%s %llu %llu %lld %lld.%09ld %lld.%09ld", real,
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	*path = xasprintf("%s/%s-%s", cache, prefix, real);
+	for (char *c = *path + strlen(cache) + 1; *c; c++)
+		*c = *c == '/' ? '_' : *c;
+	free(cache);
+	free(real);
+	return 0;
+}
+
+bool cli_stat_cache_get(const char *prefix, const char *file, char *out, size_t n)
+{
+	char *path, *key, line[4096];
+	bool hit = false;
+	FILE *fp;
+
+	if (stat_cache_names(prefix, file, &path, &key) < 0)
+		return false;
+	fp = fopen(path, "r");
+	if (fp) {
+		size_t k = strlen(key);
+
+		hit = fgets(line, sizeof(line), fp) && !strncmp(line, key, k) && line[k] == '\n' &&
+		      fgets(out, (int)n, fp);
+		fclose(fp);
+	}
+	if (hit)
+		out[strcspn(out, "\n")] = '\0';
+	free(path);
+	free(key);
+	return hit;
+}
+
+void cli_stat_cache_put(const char *prefix, const char *file, const char *value)
+{
+	char *path, *key, *tmp;
+	FILE *fp;
+
+	if (stat_cache_names(prefix, file, &path, &key) < 0)
+		return;
+	tmp = xasprintf("%s.%ld", path, (long)getpid());
+	fp = fopen(tmp, "w");
+	if (fp && fprintf(fp, "%s\n%s\n", key, value) > 0 && !fclose(fp))
+		rename(tmp, path);
+	else if (fp)
+		fclose(fp);
+	unlink(tmp);
+	free(tmp);
+	free(path);
+	free(key);
 }

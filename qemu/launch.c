@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 
 	memset(p, 0, sizeof(*p));
 	p->pid = -1;
-	p->console_fd = p->stderr_fd = -1;
+	p->console_fd = p->stderr_fd = p->pid_fd = -1;
 	strbuf_init(&p->err);
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
 	    pipe2(exec_err, O_CLOEXEC) < 0) {
@@ -90,6 +91,14 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 	}
 	p->console_fd = out[0];
 	p->stderr_fd = err[0];
+#ifdef SYS_pidfd_open
+	/* QEMU closes the console a moment before it exits; without a pidfd, the watch loop
+	 * would notice the exit only at its next 200 ms tick (measured: 30 ms or 230 ms after
+	 * QEMU's exit, at random). */
+	p->pid_fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	if (p->pid_fd >= 0)
+		fcntl(p->pid_fd, F_SETFD, FD_CLOEXEC);
+#endif
 	fcntl(p->console_fd, F_SETFL, O_NONBLOCK);
 	fcntl(p->stderr_fd, F_SETFL, O_NONBLOCK);
 	return 0;
@@ -158,7 +167,9 @@ void qemu_proc_release(struct qemu_proc *p)
 		close(p->console_fd);
 	if (p->stderr_fd >= 0)
 		close(p->stderr_fd);
-	p->console_fd = p->stderr_fd = -1;
+	if (p->pid_fd >= 0)
+		close(p->pid_fd);
+	p->console_fd = p->stderr_fd = p->pid_fd = -1;
 	strbuf_release(&p->err);
 }
 
@@ -240,7 +251,7 @@ void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_resu
 		    size_t n, int signal_fd, int *signo)
 {
 	struct watch_state *st = xcalloc(n, sizeof(*st));
-	struct pollfd *fds = xcalloc(2 * n + 1, sizeof(*fds));
+	struct pollfd *fds = xcalloc(3 * n + 1, sizeof(*fds));
 	double start = now_s();
 	size_t left = n;
 
@@ -250,16 +261,24 @@ void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_resu
 	}
 	while (left) {
 		size_t nfds = 0;
+		int timeout_ms = 200;
 
 		for (size_t i = 0; i < n; i++) {
-			fds[2 * i] = (struct pollfd){ .fd = st[i].done ? -1 : ps[i].console_fd,
+			bool closed = !st[i].done && ps[i].console_fd < 0;
+
+			fds[3 * i] = (struct pollfd){ .fd = st[i].done ? -1 : ps[i].console_fd,
 						      .events = POLLIN };
-			fds[2 * i + 1] = (struct pollfd){ .fd = st[i].done ? -1 : ps[i].stderr_fd,
+			fds[3 * i + 1] = (struct pollfd){ .fd = st[i].done ? -1 : ps[i].stderr_fd,
 							  .events = POLLIN };
+			/* the exit matters only once the console is closed */
+			fds[3 * i + 2] = (struct pollfd){ .fd = closed ? ps[i].pid_fd : -1,
+							  .events = POLLIN };
+			if (closed && ps[i].pid_fd < 0)
+				timeout_ms = 10;
 		}
-		nfds = 2 * n;
+		nfds = 3 * n;
 		fds[nfds++] = (struct pollfd){ .fd = signal_fd, .events = POLLIN };
-		if (poll(fds, (nfds_t)nfds, 200) < 0 && errno != EINTR) {
+		if (poll(fds, (nfds_t)nfds, timeout_ms) < 0 && errno != EINTR) {
 			error_errno("poll");
 			for (size_t i = 0; i < n; i++)
 				if (!st[i].done)
@@ -282,9 +301,9 @@ void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_resu
 		for (size_t i = 0; i < n; i++) {
 			if (st[i].done)
 				continue;
-			if (fds[2 * i + 1].revents)
+			if (fds[3 * i + 1].revents)
 				drain_stderr(&ps[i]);
-			step_one(&ps[i], &os[i], &st[i], fds[2 * i].revents, &results[i]);
+			step_one(&ps[i], &os[i], &st[i], fds[3 * i].revents, &results[i]);
 			if (!st[i].done)
 				left++;
 		}

@@ -14,6 +14,7 @@ struct qemu_proc {
 	pid_t pid;
 	int console_fd; /* QEMU's stdout: the guest's serial console */
 	int stderr_fd; /* QEMU's own messages */
+	int pid_fd; /* pidfd_open(pid): readable when QEMU exits; -1 where the kernel has none */
 	struct strbuf err; /* everything QEMU wrote to stderr */
 	int status; /* wait status once exited */
 	bool exited;

@@ -9,12 +9,17 @@ for arch in x86_64 arm64; do
 	g=$GUEST/$arch/static
 	[ -x "$g/pass" ] || bail "guest tests for $arch are not built ($g): make INIT_ARCHES=$arch"
 	d=$WORK/e2e-$arch
-	# reproduce.sh's QEMU version comes from a cache keyed by the binary's path, size and
-	# mtime: an entry with another key is stale and must not be believed.
-	qbin=$(command -v "qemu-system-$([ "$arch" = arm64 ] && echo aarch64 || echo "$arch")")
+	# reproduce.sh's QEMU version and kernel sha256 come from caches keyed by the file's real
+	# path, device, inode, size, mtime and ctime: an entry with another key is stale and must
+	# not be believed.
+	qbin=$(readlink -f "$(command -v "qemu-system-$([ "$arch" = arm64 ] && echo aarch64 || echo "$arch")")")
 	qcache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/qemu-version-${qbin//\//_}
+	kreal=$(readlink -f "$k")
+	kcache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/sha256-${kreal//\//_}
+	ksum=$(sha256sum "$k" | cut -d' ' -f1)
 	mkdir -p "${qcache%/*}"
-	printf '%s 1 1.0\nQEMU emulator version 0.0 (stale)\n' "$qbin" >"$qcache"
+	printf '%s 1 1 1 1.0 1.0\nQEMU emulator version 0.0 (stale)\n' "$qbin" >"$qcache"
+	printf '%s 1 1 1 1.0 1.0\n%064d\n' "$kreal" 0 >"$kcache"
 	"$TAPBOOT" run --kernel "$k" -o "$d" --timeout 3 -q \
 		"$g/pass" "$g/fail" "$g/skip" "$g/hang" "$g/segv" "$g/own_tap" >"$WORK/out-$arch" 2>"$WORK/err-$arch"
 	rc=$?
@@ -35,8 +40,9 @@ for arch in x86_64 arm64; do
 	like "$(head -1 "$d/results.tap")" "^TAP version 13" "$arch: results.tap is TAP 13"
 	ok "$(test -s "$d/console.log" && test -s "$d/junit.xml" && test -x "$d/reproduce.sh"; echo $?)" "$arch: console.log, junit.xml, reproduce.sh written"
 	ok "$(test -f "$d/tests/fail.log"; echo $?)" "$arch: per-test log"
-	ok "$(grep -qF "#   sha256  $(sha256sum "$k" | cut -d' ' -f1)" "$d/reproduce.sh"; echo $?)" \
-		"$arch: reproduce.sh has the kernel's sha256"
+	ok "$(grep -qF "#   sha256  $ksum" "$d/reproduce.sh"; echo $?)" \
+		"$arch: reproduce.sh has the kernel's sha256 (a stale cache entry is not believed)"
+	is "$(sed -n 2p "$kcache")" "$ksum" "$arch: the kernel hash cache is rewritten"
 	ok "$(grep -qF "; $("$qbin" --version | head -1)" "$d/reproduce.sh"; echo $?)" \
 		"$arch: reproduce.sh has QEMU's version (a stale cache entry is not believed)"
 	ok "$(grep -qF "$("$qbin" --version | head -1)" "$qcache"; echo $?)" \

@@ -102,6 +102,21 @@ static void test_finish(void)
 	strbuf_release(&s.out);
 }
 
+static void test_console_closed_first(void)
+{
+	struct seen s;
+	double took;
+	int st;
+
+	/* the console closes well before the process exits (QEMU does so for a moment): the
+	 * watch waits for the exit (a pidfd in the poll set) and reports its status */
+	check_int(run_sh("echo bye; exec >&-; sleep 0.3; exit 5", 5, 20, NULL, &s, &took, &st), ==,
+		  WATCH_EXITED);
+	check_str(s.out.buf, "bye\n");
+	check(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+	strbuf_release(&s.out);
+}
+
 static int spawn_missing(void *v)
 {
 	struct strlist argv;
@@ -134,6 +149,7 @@ int main(void)
 	TEST(test_idle, "idle limit stops a silent child");
 	TEST(test_deadline, "deadline stops a chatty child");
 	TEST(test_finish, "finish request ends the watch");
+	TEST(test_console_closed_first, "an exit after the console closed is waited for");
 	TEST(test_missing_binary, "a missing binary says what to install");
 	return test_done();
 }
