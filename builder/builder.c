@@ -868,14 +868,12 @@ out:
 
 /* ---- output ---- */
 
-static int append_file(int out, const char *path, const char *what)
+/* Append the open segment fd (path, for messages) to out; closes fd. */
+static int append_fd(int fd, int out, const char *path, const char *what)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *buf;
 	int ret = 0;
 
-	if (fd < 0)
-		return error_errno("cannot open cached segment '%s'", path);
 	for (;;) {
 		ssize_t r = copy_file_range(fd, NULL, out, NULL, 1 << 30, 0);
 
@@ -921,8 +919,18 @@ out_close:
 	return ret;
 }
 
+static int append_file(int out, const char *path, const char *what)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_errno("cannot open cached segment '%s'", path);
+	return append_fd(fd, out, path, what);
+}
+
 /* One segment through the cache: reuse cache_dir/KEY.cpio, or write it there (temporary
- * name, renamed) and append it. */
+ * name, renamed) and append it. A reused segment's mtime is set to now: the cache's upkeep
+ * (cli_cache_prune) removes the least recently used first. */
 static int write_cached(const struct image *img, unsigned seg, enum builder_compress c,
 			const char *cache_dir, int out, const char *what, unsigned *hits)
 {
@@ -931,9 +939,12 @@ static int write_cached(const struct image *img, unsigned seg, enum builder_comp
 
 	image_segment_key(img, seg, c, key);
 	path = xasprintf("%s/%s.cpio", cache_dir, key);
-	if (!access(path, R_OK)) {
+	/* opened, not tested with access(): once open, a concurrent upkeep cannot take it away */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
 		(*hits)++;
-		ret = append_file(out, path, what);
+		futimens(fd, NULL);
+		ret = append_fd(fd, out, path, what);
 		free(path);
 		return ret;
 	}

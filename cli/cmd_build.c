@@ -136,5 +136,6 @@ out:
 	arch_config_release(&cfg);
 	plan_release(&plan);
 	free(cache);
+	cli_cache_prune();
 	return status;
 }

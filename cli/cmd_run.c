@@ -1991,6 +1991,7 @@ out:
 int cmd_run(int argc, char **argv)
 {
 	size_t nkernels = 0;
+	int status;
 
 	for (int i = 1; i < argc; i++) {
 		int j = i;
@@ -2001,7 +2002,7 @@ int cmd_run(int argc, char **argv)
 			nkernels++;
 		i = j;
 	}
-	if (nkernels > 1)
-		return cmd_run_matrix(argc, argv, nkernels);
-	return cmd_run_one(argc, argv);
+	status = nkernels > 1 ? cmd_run_matrix(argc, argv, nkernels) : cmd_run_one(argc, argv);
+	cli_cache_prune();
+	return status;
 }

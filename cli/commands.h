@@ -24,6 +24,11 @@ char *cli_cache_dir(void);
  * with the value in out; put: best effort. */
 bool cli_stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
 void cli_stat_cache_put(const char *prefix, const char *file, const char *value);
+/* Cache upkeep, after every run and build: the segment and vmlinux caches are cut, least
+ * recently used first, to $TAPBOOT_CACHE_MB (default 2048) MiB, never removing what was used in
+ * the last day; stat-cache entries whose file is gone or changed and temporary files older
+ * than an hour go. Entries are marked used by their mtime. */
+void cli_cache_prune(void);
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */

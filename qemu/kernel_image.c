@@ -216,7 +216,10 @@ int kernel_image_extract_vmlinux(const char *bzimage, const char *sha256, const 
 
 	dir = xasprintf("%s/vmlinux", cache_dir);
 	path = xasprintf("%s/%s", dir, sha256);
+	/* a hit is marked used (mtime now: the cache's upkeep keeps what was used in the last
+	 * day and removes the least recently used first) */
 	if (!access(path, R_OK)) {
+		utimensat(AT_FDCWD, path, NULL, 0);
 		*out = path;
 		free(dir);
 		return 0;

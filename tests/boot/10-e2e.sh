@@ -17,6 +17,8 @@ for arch in x86_64 arm64; do
 	kreal=$(readlink -f "$k")
 	kcache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/sha256-${kreal//\//_}
 	ksum=$(sha256sum "$k" | cut -d' ' -f1)
+	vml=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/vmlinux/$ksum
+	[ -f "$vml" ] && touch -d 2000-01-01 "$vml"
 	mkdir -p "${qcache%/*}"
 	printf '%s 1 1 1 1.0 1.0\nQEMU emulator version 0.0 (stale)\n' "$qbin" >"$qcache"
 	printf '%s 1 1 1 1.0 1.0\n%064d\n' "$kreal" 0 >"$kcache"
@@ -43,6 +45,13 @@ for arch in x86_64 arm64; do
 	ok "$(grep -qF "#   sha256  $ksum" "$d/reproduce.sh"; echo $?)" \
 		"$arch: reproduce.sh has the kernel's sha256 (a stale cache entry is not believed)"
 	is "$(sed -n 2p "$kcache")" "$ksum" "$arch: the kernel hash cache is rewritten"
+	if [ "$arch" = x86_64 ]; then
+		# the PVH path: the bzImage's vmlinux, decompressed on the host, cached by its hash
+		like "$(grep -v '^#' "$d/reproduce.sh")" "-kernel $vml " \
+			"$arch: QEMU boots the host-extracted vmlinux from the cache"
+		ok "$(test -n "$(find "$vml" -newermt 2001-01-01)"; echo $?)" \
+			"$arch: the cached vmlinux is marked used (for the cache's upkeep)"
+	fi
 	ok "$(grep -qF "; $("$qbin" --version | head -1)" "$d/reproduce.sh"; echo $?)" \
 		"$arch: reproduce.sh has QEMU's version (a stale cache entry is not believed)"
 	ok "$(grep -qF "$("$qbin" --version | head -1)" "$qcache"; echo $?)" \
