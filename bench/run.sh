@@ -277,7 +277,7 @@ ks_row() {
 		na "$what" "tapboot run has no --kselftest"
 		return
 	fi
-	local kcfg=$CACHE/kernels/x86_64/config targets cs=() t i sa1= sa2= sb=
+	local kcfg=$CACHE/kernels/x86_64/config targets cs=() t i sa1= sa2= sb= nvms=
 	# Quick mode: a few fast collections; else the whole demo tree.
 	if [ -n "$QUICK" ]; then
 		targets="core,kcmp,size,sigaltstack"
@@ -347,11 +347,12 @@ ks_row() {
 		peer_verdicts "$p/console.log" >"$W/ks-v-peer.$i"
 		ks_tb auto "$W/ks-tb2" || { na "$what" "$ERR"; return; }
 		sa2+=" $V"
+		nvms=$(find "$W/ks-tb2" -maxdepth 1 -name 'console.*.log' | wc -l)
 	done
 	local n
 	n=$(jq '.tests | length' "$W/ks-tb1/results.json")
 	emit "$what ($n tests${QUICK:+, $targets}): tapboot --kselftest -j 1 vs run_kselftest.sh (busybox initramfs, same QEMU line)" s "<= 1.0" "$sa1" "$sb"
-	emit "$what: tapboot --kselftest -j auto ($(nproc) VMs) vs run_kselftest.sh" s "<= 0.6" "$sa2" "$sb"
+	emit "$what: tapboot --kselftest -j auto ($nvms VMs on $(nproc) CPUs) vs run_kselftest.sh" s "<= 0.6" "$sa2" "$sb"
 	# Verdicts test by test, in every repetition: a difference in some runs only is a test
 	# whose own verdict varies (each side's failure line says which check failed); one in
 	# every run would be a real disagreement.

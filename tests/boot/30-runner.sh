@@ -93,6 +93,16 @@ is "$(grep -o 'thread=[a-z]*' "$WORK/j2/reproduce.sh" | sort -u)" "thread=$want_
 is "$(grep -o 'thread=[a-z]*' "$WORK/j1/reproduce.sh")" "thread=multi" "-j 1: TCG thread=multi"
 is "$(( $(grep -c 'tapboot: run' "$WORK/j2/console.1.log") + $(grep -c 'tapboot: run' "$WORK/j2/console.2.log") ))" 6 "-j 2: each test ran in exactly one VM"
 is "$("$TAPBOOT" parse --format json "$WORK/j2/console.log" | jq -c '[.tests[] | .result] | sort')" "$(jq -c '[.tests[] | .result] | sort' "$WORK/j2/results.json")" "-j 2: tapboot parse of the merged console.log agrees"
+# -j auto: one VM more than the host's CPUs, as many as MemAvailable holds (512 MiB guests
+# plus 128 MiB of QEMU each), no more than the tests.
+"$TAPBOOT" run --kernel "$k" -o "$WORK/jauto" -q --timeout 5 -j auto $tests >/dev/null 2>&1
+is "$?" 1 "-j auto: exit status as -j 1"
+want=$(( $(getconf _NPROCESSORS_ONLN) + 1 ))
+fit=$(awk '/^MemAvailable:/ { print int($2 / 1024 / 640) }' /proc/meminfo)
+[ "$fit" -lt "$want" ] && want=$((fit > 0 ? fit : 1))
+[ "$want" -gt 6 ] && want=6
+is "$(find "$WORK/jauto" -maxdepth 1 -name 'console.*.log' | wc -l)" "$want" "-j auto: $want VMs on $(getconf _NPROCESSORS_ONLN) CPUs"
+is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/jauto/results.json")" "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j1/results.json")" "-j auto: same verdicts in plan order as -j 1"
 
 # Disruptive tests: skipped unless asked; with --disruptive each runs in a VM of its own, so
 # one that panics the kernel takes nothing else down.
