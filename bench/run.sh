@@ -335,8 +335,18 @@ ks_row() {
 				print name, v (v == "fail" ? " " last : "")
 			}'
 	}
+	# The same from a tapboot results directory, a failure's reason followed by the last
+	# diagnostic line of the test's own log.
 	tb_verdicts() {
-		jq -r '.tests[] | "\(.name) \(.result)\(if .result == "fail" and .reason then " " + .reason else "" end)"' "$1/results.json"
+		jq -r '.tests[] | "\(.name)\t\(.result)\t\(.reason // "")"' "$1/results.json" |
+			while IFS=$'\t' read -r name v why; do
+				if [ "$v" = fail ]; then
+					last=$(sed -n 's/^ *# //p' "$1/tests/$name.log" 2>/dev/null | grep -v '^tapboot: ' | tail -1)
+					echo "$name $v ${why}${last:+: $last}"
+				else
+					echo "$name $v"
+				fi
+			done
 	}
 	for ((i = 0; i < KS_REPS; i++)); do
 		ks_tb 1 "$W/ks-tb1" || { na "$what" "$ERR"; return; }
@@ -353,12 +363,13 @@ ks_row() {
 	n=$(jq '.tests | length' "$W/ks-tb1/results.json")
 	emit "$what ($n tests${QUICK:+, $targets}): tapboot --kselftest -j 1 vs run_kselftest.sh (busybox initramfs, same QEMU line)" s "<= 1.0" "$sa1" "$sb"
 	emit "$what: tapboot --kselftest -j auto ($nvms VMs on $(nproc) CPUs) vs run_kselftest.sh" s "<= 0.6" "$sa2" "$sb"
-	# Verdicts test by test, in every repetition: a difference in some runs only is a test
-	# whose own verdict varies (each side's failure line says which check failed); one in
-	# every run would be a real disagreement.
-	local diffs
+	# Verdicts test by test, in every repetition. A test that differs is then run alone on
+	# both sides 6 times (same kernel, same QEMU line): if each side gives both verdicts,
+	# the test's own verdict varies from run to run and the runners do not disagree.
+	local diffs alone=6
+	[ -n "$QUICK" ] && alone=1
 	diffs=$(for ((i = 0; i < KS_REPS; i++)); do
-		awk -v rep="$i" 'NR == FNR { pv[$1] = $2; pr[$1] = $0; next }
+		awk 'NR == FNR { pv[$1] = $2; pr[$1] = $0; next }
 			{ v = ($1 in pv) ? pv[$1] : "absent"
 			  if ($2 != v) {
 				why = $0; sub(/^[^ ]+ [^ ]+ ?/, "", why)
@@ -367,14 +378,44 @@ ks_row() {
 			  } }' "$W/ks-v-peer.$i" "$W/ks-v-tb.$i"
 	done | sort | awk -F'\t' -v reps="$KS_REPS" '
 		{ k[$1]++; if (!($1 in d)) d[$1] = "tapboot " $2 ", run_kselftest.sh " $3 }
-		END { for (t in k) printf "%s: %s; differed in %d of %d runs%s\n", t, d[t], k[t], reps,
-			k[t] < reps ? " (in some runs only: the test itself varies from run to run; not a disagreement of the runners)" : " (every run: a real disagreement)" }' | sort)
+		END { for (t in k) printf "%s: %s; differed in %d of %d suite runs\n", t, d[t], k[t], reps }' | sort)
 	if [ -z "$diffs" ]; then
 		NOTES+=("kselftest verdicts: tapboot and run_kselftest.sh agree on all $n tests in all $KS_REPS runs.")
-	else
-		NOTES+=("kselftest verdicts that differ (tapboot -j 1 vs run_kselftest.sh, $KS_REPS runs; the rest agree):")
-		while IFS= read -r l; do NOTES+=("- $l"); done <<<"$diffs"
+		return
 	fi
+	NOTES+=("kselftest verdicts that differ (tapboot -j 1 vs run_kselftest.sh, $KS_REPS suite runs; the rest agree), each then run alone $alone times on each side:")
+	while IFS= read -r l; do
+		local t=${l%%: *} tbc pc a v verdict
+		say "5. $t differs: $alone runs alone on each side"
+		tbc=$(for ((a = 0; a < alone; a++)); do
+			rm -rf "$W/alone-tb"
+			"$TAPBOOT" run "${tbargs[@]}" -j 1 -t "$t" -o "$W/alone-tb" </dev/null >>"$LOG" 2>&1
+			jq -r '.tests[0].result // "none"' "$W/alone-tb/results.json" 2>/dev/null || echo none
+		done | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+		rm -rf "$W/alone-peer"
+		if "$TOP/bench/kselftest-peer.sh" "$TREE" "$W/alone-peer" -t "$t" </dev/null 2>>"$LOG"; then
+			local apeer=()
+			for a in "${PEER[@]}"; do
+				[ "$a" = "$p/peer.cpio" ] && a=$W/alone-peer/peer.cpio
+				[ "$a" = "file:$p/console.log" ] && a=file:$W/alone-peer/console.log
+				apeer+=("$a")
+			done
+			pc=$(for ((a = 0; a < alone; a++)); do
+				rm -f "$W/alone-peer/console.log"
+				timeout 600 "${apeer[@]}" </dev/null >>"$LOG" 2>&1
+				v=$(peer_verdicts "$W/alone-peer/console.log" | awk -v t="$t" '$1 == t { print $2 }')
+				echo "${v:-none}"
+			done | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+		else
+			pc="(the peer initramfs could not be made)"
+		fi
+		if [[ $tbc == *,* && $pc == *,* ]]; then
+			verdict="both sides give both verdicts: the test's own verdict varies from run to run, the runners do not disagree"
+		else
+			verdict="a disagreement of the runners, or a test that varies more rarely than this shows"
+		fi
+		NOTES+=("- $l; alone: tapboot $tbc; run_kselftest.sh $pc ($verdict)")
+	done <<<"$diffs"
 }
 ks_row
 
