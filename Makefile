@@ -25,6 +25,18 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERS
 HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle 2>/dev/null || echo -larchive -lelf -lnettle)
+# The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
+# libarchive drags in libxml2, ICU and libstdc++ for formats tapboot never writes, and loading
+# them cost 1.3 ms of every run (tapboot --version: 3.1 ms against 1.8 ms). What the objects
+# tapboot uses need (its compression filters) stays shared, named by soname so that only the
+# runtime packages (libarchive13's own dependencies) are needed.
+LIBARCHIVE_A := $(shell $(CC) -print-file-name=libarchive.a)
+ifneq ($(wildcard $(LIBARCHIVE_A)),)
+TAPBOOT_LIBS := -Wl,-Bstatic -larchive -Wl,-Bdynamic -Wl,--as-needed -lelf -lnettle -lz -llzma \
+	-l:libzstd.so.1 -l:liblz4.so.1 -l:libbz2.so.1.0
+else
+TAPBOOT_LIBS := $(HOST_LIBS)
+endif
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -108,7 +120,7 @@ $(LIBINIT_SAN): $(call san_obj,$(filter-out $(INIT_MAIN),$(INIT_SRCS)))
 
 $(TAPBOOT): $(call host_obj,$(HOST_MAIN)) $(LIBTAPBOOT)
 	@$(if $(Q),echo '  LINK    $@')
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TAPBOOT_LIBS)
 
 # The init's logic on the host, not PID 1, under ASan (gcc refuses -static with ASan).
 $(INIT_HOST): $(call san_obj,$(INIT_MAIN)) $(LIBINIT_SAN) $(LIBTAPBOOT_SAN)
