@@ -11,7 +11,7 @@
 #
 # Environment: OUT, TAPBOOT (from make); BENCH_QUICK=1 one repetition, no warm-up, smaller
 # inputs (make check runs that to keep the bench working); BENCH_REPS (default 5),
-# BENCH_BOOT_REPS (5), BENCH_KSELFTEST_REPS (3; one sud_benchmark run alone varies by seconds); BENCH_RESULTS: the markdown file (default
+# BENCH_BOOT_REPS (5), BENCH_KSELFTEST_REPS (5; one sud_benchmark run alone varies by seconds); BENCH_RESULTS: the markdown file (default
 # bench/results.md, or $OUT/bench/results-quick.md in quick mode so that a check does not
 # overwrite the committed table).
 set -u
@@ -24,7 +24,7 @@ if [ -n "$QUICK" ]; then
 	REPS=1 BOOT_REPS=1 KS_REPS=1 WARM=0 PARSE_MB=20 SLEEPERS=6
 	RESULTS=${BENCH_RESULTS:-$OUT/bench/results-quick.md}
 else
-	REPS=${BENCH_REPS:-5} BOOT_REPS=${BENCH_BOOT_REPS:-5} KS_REPS=${BENCH_KSELFTEST_REPS:-3}
+	REPS=${BENCH_REPS:-5} BOOT_REPS=${BENCH_BOOT_REPS:-5} KS_REPS=${BENCH_KSELFTEST_REPS:-5}
 	WARM=1 PARSE_MB=100 SLEEPERS=20
 	RESULTS=${BENCH_RESULTS:-$TOP/bench/results.md}
 fi
