@@ -341,7 +341,7 @@ ks_row() {
 	# reason of a failure being the test's last diagnostic line before it.
 	peer_verdicts() {
 		tr -d '\r' <"$1" | awk '
-			/^# / { last = substr($0, 3) }
+			/^# / && !/^# (selftests: |exit=|timeout=)/ { last = substr($0, 3) }
 			/^(not )?ok [0-9]+ selftests: / {
 				n = $0; sub(/^(not )?ok [0-9]+ selftests: /, "", n)
 				split(n, f, " "); name = f[1] f[2]
