@@ -140,10 +140,10 @@ gic_list() { # gic_list TREE > LIST
 # own (ext4 here: tapboot's atomic rename over the old image flushes the new one and frees
 # the old inside rename(), 15-27 ms; the shell's O_TRUNC for the peers 3-13 ms). The row
 # "replacing the previous image" keeps that cost in, for both.
-b_tb_none() { rm -f "$W/tb.cpio"; start; run_q "$TAPBOOT" build -o "$W/tb.cpio" "$TREE" || return 1; stop; }
-b_gic_none() { rm -f "$W/gic.cpio"; start; "$GIC" "$W/list" >"$W/gic.cpio" 2>>"$LOG" || { ERR="gen_init_cpio failed"; return 1; }; stop; }
 b_tb_over() { start; run_q "$TAPBOOT" build -o "$W/tb.cpio" "$TREE" || return 1; stop; }
 b_gic_over() { start; "$GIC" "$W/list" >"$W/gic.cpio" 2>>"$LOG" || { ERR="gen_init_cpio failed"; return 1; }; stop; }
+b_tb_none() { rm -f "$W/tb.cpio"; b_tb_over; }
+b_gic_none() { rm -f "$W/gic.cpio"; b_gic_over; }
 b_cpio_none() {
 	rm -f "$W/gnu.cpio"
 	start
@@ -382,6 +382,8 @@ ks_row() {
 	# the test's own verdict varies from run to run and the runners do not disagree.
 	local diffs alone=6
 	[ -n "$QUICK" ] && alone=1
+	# verdicts, one per line, into "fail 1, pass 5"
+	tally() { sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'; }
 	diffs=$(for ((i = 0; i < KS_REPS; i++)); do
 		awk 'NR == FNR { pv[$1] = $2; pr[$1] = $0; next }
 			{ v = ($1 in pv) ? pv[$1] : "absent"
@@ -405,7 +407,7 @@ ks_row() {
 			rm -rf "$W/alone-tb"
 			"$TAPBOOT" run "${tbargs[@]}" -j 1 -t "$t" -o "$W/alone-tb" </dev/null >>"$LOG" 2>&1
 			jq -r '.tests[0].result // "none"' "$W/alone-tb/results.json" 2>/dev/null || echo none
-		done | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+		done | tally)
 		rm -rf "$W/alone-peer"
 		if "$TOP/bench/kselftest-peer.sh" "$TREE" "$W/alone-peer" -t "$t" </dev/null 2>>"$LOG"; then
 			local apeer=()
@@ -419,7 +421,7 @@ ks_row() {
 				timeout 600 "${apeer[@]}" </dev/null >>"$LOG" 2>&1
 				v=$(peer_verdicts "$W/alone-peer/console.log" | awk -v t="$t" '$1 == t { print $2 }')
 				echo "${v:-none}"
-			done | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+			done | tally)
 		else
 			pc="(the peer initramfs could not be made)"
 		fi

@@ -459,7 +459,7 @@ static const char *kernel_sha256(struct run *r)
 {
 	if (r->kernel_sha256[0])
 		return r->kernel_sha256;
-	if (cli_stat_cache_get("sha256", r->kernel_image, r->kernel_sha256,
+	if (cli_stat_cache_get(CLI_STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256,
 			       sizeof(r->kernel_sha256)) &&
 	    strlen(r->kernel_sha256) == 64 &&
 	    strspn(r->kernel_sha256, "0123456789abcdef") == 64)
@@ -468,7 +468,7 @@ static const char *kernel_sha256(struct run *r)
 		r->kernel_sha256[0] = '\0';
 		return NULL;
 	}
-	cli_stat_cache_put("sha256", r->kernel_image, r->kernel_sha256);
+	cli_stat_cache_put(CLI_STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256);
 	return r->kernel_sha256;
 }
 
@@ -1310,7 +1310,7 @@ static void qemu_version(const char *qemu, char *out, size_t n)
 	char *bin = path_lookup(qemu), *vcmd;
 	FILE *fp;
 
-	if (bin && cli_stat_cache_get("qemu-version", bin, out, n))
+	if (bin && cli_stat_cache_get(CLI_STAT_CACHE_QEMU_VERSION, bin, out, n))
 		goto out;
 	snprintf(out, n, "unknown");
 	vcmd = xasprintf("%s --version 2>/dev/null", bin ? bin : qemu);
@@ -1322,7 +1322,7 @@ static void qemu_version(const char *qemu, char *out, size_t n)
 		snprintf(out, n, "unknown");
 	out[strcspn(out, "\n")] = '\0';
 	if (pclose(fp) == 0 && bin && strcmp(out, "unknown"))
-		cli_stat_cache_put("qemu-version", bin, out);
+		cli_stat_cache_put(CLI_STAT_CACHE_QEMU_VERSION, bin, out);
 out:
 	free(bin);
 }

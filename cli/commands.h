@@ -23,6 +23,9 @@ char *cli_cache_dir(void);
  * mtime and ctime are unchanged (ctime moves on every write and cannot be set back). get: true
  * with the value in out; put: best effort. */
 bool cli_stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
+/* The prefixes in use (cli_cache_prune knows their entries by them). */
+#define CLI_STAT_CACHE_SHA256 "sha256"
+#define CLI_STAT_CACHE_QEMU_VERSION "qemu-version"
 void cli_stat_cache_put(const char *prefix, const char *file, const char *value);
 /* Cache upkeep, after every run and build: the segment and vmlinux caches are cut, least
  * recently used first, to $TAPBOOT_CACHE_MB (default 2048) MiB, never removing what was used in

@@ -98,17 +98,17 @@ int cli_parse_seconds(const char *s, unsigned *out)
 	return 0;
 }
 
-/* The cache file for (prefix, file) and the key line that must head it. */
-static int stat_cache_names(const char *prefix, const char *file, char **path, char **key)
+/* The cache file under cache for (prefix, file) and the key line that must head it. */
+static int stat_cache_names(const char *cache, const char *prefix, const char *file, char **path,
+			    char **key)
 {
-	char *real = realpath(file, NULL), *cache;
+	char *real = realpath(file, NULL);
 	struct stat st;
 
 	if (!real || stat(real, &st)) {
 		free(real);
 		return -1;
 	}
-	cache = cli_cache_dir();
 	*key = xasprintf("%s %llu %llu %lld %lld.%09ld %lld.%09ld", real,
 			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 			 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
@@ -116,18 +116,19 @@ static int stat_cache_names(const char *prefix, const char *file, char **path, c
 	*path = xasprintf("%s/%s-%s", cache, prefix, real);
 	for (char *c = *path + strlen(cache) + 1; *c; c++)
 		*c = *c == '/' ? '_' : *c;
-	free(cache);
 	free(real);
 	return 0;
 }
 
 bool cli_stat_cache_get(const char *prefix, const char *file, char *out, size_t n)
 {
-	char *path, *key, line[4096];
+	char *cache = cli_cache_dir(), *path, *key, line[4096];
 	bool hit = false;
 	FILE *fp;
+	int r = stat_cache_names(cache, prefix, file, &path, &key);
 
-	if (stat_cache_names(prefix, file, &path, &key) < 0)
+	free(cache);
+	if (r < 0)
 		return false;
 	fp = fopen(path, "r");
 	if (fp) {
@@ -146,10 +147,12 @@ bool cli_stat_cache_get(const char *prefix, const char *file, char *out, size_t 
 
 void cli_stat_cache_put(const char *prefix, const char *file, const char *value)
 {
-	char *path, *key, *tmp;
+	char *cache = cli_cache_dir(), *path, *key, *tmp;
 	FILE *fp;
+	int r = stat_cache_names(cache, prefix, file, &path, &key);
 
-	if (stat_cache_names(prefix, file, &path, &key) < 0)
+	free(cache);
+	if (r < 0)
 		return;
 	tmp = xasprintf("%s.%ld", path, (long)getpid());
 	fp = fopen(tmp, "w");
@@ -212,10 +215,11 @@ static void collect(const char *dir, time_t now, struct cache_entry **v, size_t 
 	closedir(d);
 }
 
-/* A stat-cache entry (top/name) whose file is gone or has changed is dead weight. */
-static void prune_stat_entry(const char *top, const char *name, size_t prefix_len)
+/* A stat-cache entry (top/name, named PREFIX-...) whose file is gone or has changed is dead
+ * weight. */
+static void prune_stat_entry(const char *top, const char *name, const char *prefix)
 {
-	char *path = xasprintf("%s/%s", top, name), *prefix = xstrndup(name, prefix_len);
+	char *path = xasprintf("%s/%s", top, name);
 	char line[4096], file[4096], *key = NULL, *cpath = NULL;
 	FILE *fp = fopen(path, "r");
 	bool dead = true;
@@ -234,14 +238,13 @@ static void prune_stat_entry(const char *top, const char *name, size_t prefix_le
 			if (file[--len] == ' ')
 				fields++;
 		file[len] = '\0';
-		if (fields == 5 && stat_cache_names(prefix, file, &cpath, &key) == 0)
+		if (fields == 5 && stat_cache_names(top, prefix, file, &cpath, &key) == 0)
 			dead = strcmp(key, line) != 0;
 	}
 	fclose(fp);
 	if (dead)
 		unlink(path);
 out:
-	free(prefix);
 	free(cpath);
 	free(key);
 	free(path);
@@ -268,7 +271,8 @@ static unsigned long long cache_cap_bytes(void)
 void cli_cache_prune(void)
 {
 	static const char *const dirs[] = { "segments", "vmlinux" };
-	static const char *const stat_prefixes[] = { "sha256-", "qemu-version-" };
+	static const char *const stat_prefixes[] = { CLI_STAT_CACHE_SHA256,
+						     CLI_STAT_CACHE_QEMU_VERSION };
 	char *top = cache_path();
 	struct cache_entry *v = NULL;
 	size_t n = 0, alloc = 0;
@@ -296,13 +300,15 @@ void cli_cache_prune(void)
 		struct dirent *de;
 
 		while ((de = readdir(d)))
-			for (size_t i = 0; i < ARRAY_SIZE(stat_prefixes); i++)
-				if (!strncmp(de->d_name, stat_prefixes[i],
-					     strlen(stat_prefixes[i]))) {
-					prune_stat_entry(top, de->d_name,
-							 strlen(stat_prefixes[i]) - 1);
+			for (size_t i = 0; i < ARRAY_SIZE(stat_prefixes); i++) {
+				size_t k = strlen(stat_prefixes[i]);
+
+				if (!strncmp(de->d_name, stat_prefixes[i], k) &&
+				    de->d_name[k] == '-') {
+					prune_stat_entry(top, de->d_name, stat_prefixes[i]);
 					break;
 				}
+			}
 		closedir(d);
 	}
 	free(top);
