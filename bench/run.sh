@@ -2,8 +2,9 @@
 # run.sh: `make bench`: every performance claim of issues 3-7 measured side by side against its
 # peer in one run on this machine, printed as one table and written to bench/results.md.
 #
-# Method: per row a warm-up of both sides, then REPS runs with the two sides interleaved
-# (A B A B) so that drift on a shared machine hits both; medians, min and max. The ratio is
+# Method: per row a warm-up of both sides, then REPS runs with the two sides interleaved and
+# the order turned every round (A B, B A, A B, ...) so that drift on a shared machine hits both
+# and neither side always runs just after the other; medians, min and max. The ratio is
 # tapboot's median over the peer's, in the row's unit (seconds: lower is better; MB/s: higher).
 # Peers come from Debian packages at bench time (linux-source-6.1 through
 # scripts/kselftest-build.sh: usr/gen_init_cpio.c, kunit_tool, run_kselftest.sh and the
@@ -11,7 +12,9 @@
 #
 # Environment: OUT, TAPBOOT (from make); BENCH_QUICK=1 one repetition, no warm-up, smaller
 # inputs (make check runs that to keep the bench working); BENCH_REPS (default 5),
-# BENCH_BOOT_REPS (5), BENCH_KSELFTEST_REPS (5; one sud_benchmark run alone varies by seconds); BENCH_RESULTS: the markdown file (default
+# BENCH_BOOT_REPS (11: one boot here varies 1.6-2.6 s on both sides, in phases that last
+# minutes, so a median of five moved the arm64 ratio between 0.96x and 1.18x in four runs of
+# one day while 16 pairs taken A B B A said 1.03x), BENCH_KSELFTEST_REPS (5; one sud_benchmark run alone varies by seconds); BENCH_RESULTS: the markdown file (default
 # bench/results.md, or $OUT/bench/results-quick.md in quick mode so that a check does not
 # overwrite the committed table).
 set -u
@@ -24,7 +27,7 @@ if [ -n "$QUICK" ]; then
 	REPS=1 BOOT_REPS=1 KS_REPS=1 WARM=0 PARSE_MB=20 SLEEPERS=6
 	RESULTS=${BENCH_RESULTS:-$OUT/bench/results-quick.md}
 else
-	REPS=${BENCH_REPS:-5} BOOT_REPS=${BENCH_BOOT_REPS:-5} KS_REPS=${BENCH_KSELFTEST_REPS:-5}
+	REPS=${BENCH_REPS:-5} BOOT_REPS=${BENCH_BOOT_REPS:-11} KS_REPS=${BENCH_KSELFTEST_REPS:-5}
 	WARM=1 PARSE_MB=100 SLEEPERS=20
 	RESULTS=${BENCH_RESULTS:-$TOP/bench/results.md}
 fi
@@ -99,10 +102,16 @@ pair() {
 		$fb || { na "$what" "${ERR:-$fb failed}"; return; }
 	fi
 	for ((i = 0; i < n; i++)); do
+		if ((i % 2)); then
+			$fb || { na "$what" "${ERR:-$fb failed}"; return; }
+			sb+=" $V"
+		fi
 		$fa || { na "$what" "${ERR:-$fa failed}"; return; }
 		sa+=" $V"
-		$fb || { na "$what" "${ERR:-$fb failed}"; return; }
-		sb+=" $V"
+		if ((i % 2 == 0)); then
+			$fb || { na "$what" "${ERR:-$fb failed}"; return; }
+			sb+=" $V"
+		fi
 	done
 	emit "$what" "$unit" "$goal" "$sa" "$sb"
 }
@@ -277,7 +286,7 @@ for arch in x86_64 arm64; do
 	eval "pi_$arch() { pt_init $arch; }"
 	nt=100
 	[ -n "$QUICK" ] && nt=20
-	pair "per-test time in the guest, $arch ($nt empty tests): tapboot init vs busybox sh loop (same boot)" ms - "pi_$arch" pt_shell "$BOOT_REPS"
+	pair "per-test time in the guest, $arch ($nt empty tests): tapboot init vs busybox sh loop (same boot)" ms - "pi_$arch" pt_shell "$REPS"
 done
 
 # ---- 5. kselftest suite vs run_kselftest.sh ----
@@ -454,7 +463,7 @@ if [ -n "$KX86" ]; then
 	}
 	j2() { j_run 2; }
 	j1() { j_run 1; }
-	pair "-j 2 vs -j 1, x86_64, $SLEEPERS tests of sleep 1 (tapboot run wall time)" s "<= 0.6" j2 j1 "$BOOT_REPS"
+	pair "-j 2 vs -j 1, x86_64, $SLEEPERS tests of sleep 1 (tapboot run wall time)" s "<= 0.6" j2 j1 "$REPS"
 else
 	na "-j 2 vs -j 1" "no x86_64 kernel"
 fi
@@ -516,8 +525,9 @@ qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
 	echo "$(nproc) CPUs ($cpu), Linux $(uname -r), $qv, TCG (KVM does not boot guests here)."
 	echo "Load average at the start: $LOAD0 (a shared machine: ratios are what to read, not absolute times)."
 	echo
-	echo "Each row: a warm-up of both sides, then runs interleaved A B A B (repetitions: $REPS for builds"
-	echo "and the parser ($pr), $BOOT_REPS for boots, $KS_REPS for the kselftest suite); medians, min-max."
+	echo "Each row: a warm-up of both sides, then runs interleaved A B, B A, A B, ... (repetitions: $REPS for"
+	echo "builds, the per-test and -j rows, $pr for the parser, $BOOT_REPS for the boot-to-result rows, $KS_REPS for"
+	echo "the kselftest suite); medians, min-max."
 	echo "Ratio = tapboot's median / the peer's in the row's unit: for seconds lower is better, for MB/s"
 	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest)."
 	echo
