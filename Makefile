@@ -24,7 +24,7 @@ CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
 HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
-HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle 2>/dev/null || echo -larchive -lelf -lnettle)
+HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
 # libarchive drags in libxml2, ICU and libstdc++ for formats tapboot never writes, and loading
 # them cost 1.3 ms of every run (tapboot --version: 3.1 ms against 1.8 ms). What the objects

@@ -5,6 +5,8 @@
 #            (tapboot's cached extraction, or scripts/extract-vmlinux from linux-source), arm64
 #            -cpu cortex-a57; bench/minimal-init.c as /init in a GNU cpio archive.
 #   naive:   x86_64 -M pc with the bzImage, arm64 -cpu max; a busybox sh script as /init.
+#   zimage:  arm (armv7) only: the zImage as Debian ships it on virt with -cpu cortex-a15 (the
+#            way kunit_tool's qemu_configs/arm.py boots), bench/minimal-init.c as /init.
 # The image is built once into $OUT/bench/boot/ (not timed by the caller's measurement when it
 # ran a warm-up); the QEMU run is checked for the TAP line (exit 1 without it).
 set -eu
@@ -24,7 +26,7 @@ build_image() {
 	if [ "$arch" != "$(uname -m)" ]; then
 		cross=$(sed -n 's/^cross_compile[[:space:]]*=[[:space:]]*//p' "$TOP/configs/$arch.conf")
 	fi
-	if [ "$mode" = minimal ]; then
+	if [ "$mode" = minimal ] || [ "$mode" = zimage ]; then
 		"${cross}gcc" -static -O2 -o "$root/init" "$TOP/bench/minimal-init.c"
 	else
 		local bb=/bin/busybox
@@ -81,8 +83,11 @@ arm64-minimal)
 arm64-naive)
 	cmd=(qemu-system-aarch64 -M virt -cpu max "${common[@]}" -kernel "$kernel"
 		-append "console=ttyAMA0 panic=-1 quiet rdinit=/init") ;;
+arm-zimage)
+	cmd=(qemu-system-arm -M virt,highmem=off -cpu cortex-a15 "${common[@]}" -kernel "$kernel"
+		-append "console=ttyAMA0 panic=-1 quiet rdinit=/init") ;;
 *)
-	echo "minimal-boot: unsupported '$arch $mode' (x86_64 or arm64; minimal or naive)" >&2
+	echo "minimal-boot: unsupported '$arch $mode' (x86_64 or arm64: minimal or naive; arm: zimage)" >&2
 	exit 2 ;;
 esac
 log=$dir/console.log

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ void arch_config_release(struct arch_config *c)
 	arch_config_init(c);
 }
 
-enum key_type { K_STR, K_UINT, K_BOOL, K_LIST };
+enum key_type { K_STR, K_UINT, K_ADDR, K_BOOL, K_LIST };
 
 struct key {
 	const char *name;
@@ -62,6 +63,7 @@ static const struct key keys[] = {
 	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
 	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },
 	{ "pvh", K_BOOL, offsetof(struct arch_config, pvh), false },
+	{ "zimage_ram_base", K_ADDR, offsetof(struct arch_config, zimage_ram_base), false },
 	STR(append, false),
 	STR(qemu_args, false),
 	STR(bios, false),
@@ -98,6 +100,19 @@ static int set_key(struct arch_config *c, const struct key *k, const char *value
 		if (errno || end == value || *end || v > 1u << 20)
 			return error_at(file, line, "'%s' wants a number, got '%s'", k->name, value);
 		*(unsigned *)field = (unsigned)v;
+		return 0;
+	}
+	case K_ADDR: {
+		char *end = NULL;
+		unsigned long long v;
+
+		errno = 0;
+		v = strncmp(value, "0x", 2) ? 0 : strtoull(value + 2, &end, 16);
+		if (errno || strncmp(value, "0x", 2) || end == value + 2 || *end || !v ||
+		    v > UINT32_MAX)
+			return error_at(file, line, "'%s' wants a 32-bit address like 0x40000000, "
+				       "got '%s'", k->name, value);
+		*(uint32_t *)field = (uint32_t)v;
 		return 0;
 	}
 	case K_BOOL:

@@ -3,6 +3,7 @@
 #define TAPBOOT_ARCH_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "plan.h"
 
@@ -28,6 +29,9 @@ struct arch_config {
 	unsigned smp;
 	struct strlist image_paths; /* where the image lives in a kernel build directory */
 	bool pvh; /* boot a bzImage's vmlinux through its PVH entry when possible */
+	/* arm: where the machine's RAM starts; when set, a zImage's Image is unpacked on the host
+	 * and loaded at this + TEXT_OFFSET (0: boot zImages as they are) */
+	uint32_t zimage_ram_base;
 	char *append; /* extra kernel command line */
 	char *qemu_args; /* extra QEMU arguments, split on spaces */
 	char *bios; /* -bios value, may be empty */

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
+#include <lzma.h>
 #include <nettle/sha2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "error.h"
 #include "fs.h"
@@ -204,92 +207,347 @@ out_free:
 	return ret;
 }
 
-int kernel_image_extract_vmlinux(const char *bzimage, const char *sha256, const char *cache_dir,
-				 char **out, bool verbose)
+/* What the two unpackers share: the image read whole, a temporary file beside the cache entry
+ * for fill() to write, and the entry itself, renamed into place only when fill() succeeded. */
+struct unpack {
+	const char *image; /* the kernel file */
+	const unsigned char *data; /* its bytes */
+	size_t len;
+	const char *tmp; /* the temporary file, open as ofd */
+	int ofd;
+	uint32_t ram_base; /* zImage: where the machine's RAM starts */
+	bool verbose;
+};
+
+/* cache_dir/vmlinux/name, made by fill(u) when missing; *out (caller frees) is its path. A hit
+ * is marked used (mtime now: the cache's upkeep keeps what was used in the last day and removes
+ * the least recently used first). */
+static int cached_unpack(const char *cache_dir, const char *name, int (*fill)(struct unpack *u),
+			 struct unpack *u, char **out)
 {
-	char *dir = NULL, *path = NULL, *tmp = NULL;
+	char *dir = xasprintf("%s/vmlinux", cache_dir);
+	char *path = xasprintf("%s/%s", dir, name);
+	char *tmp = NULL;
 	unsigned char *data = NULL;
 	struct stat st;
-	int fd = -1, ofd = -1, ret = -1;
-	uint32_t setup_sects, payload_off, payload_len;
-	size_t base;
+	int fd, ret = -1;
 
-	dir = xasprintf("%s/vmlinux", cache_dir);
-	path = xasprintf("%s/%s", dir, sha256);
-	/* a hit is marked used (mtime now: the cache's upkeep keeps what was used in the last
-	 * day and removes the least recently used first) */
+	u->ofd = -1;
 	if (!access(path, R_OK)) {
 		utimensat(AT_FDCWD, path, NULL, 0);
 		*out = path;
 		free(dir);
 		return 0;
 	}
-	fd = open(bzimage, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 0x300)
+	fd = open(u->image, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		goto out;
+	if (fstat(fd, &st) < 0 || st.st_size < 0x30)
+		goto out_close;
 	data = xmalloc((size_t)st.st_size);
 	if (pread(fd, data, (size_t)st.st_size, 0) != st.st_size)
-		goto out;
+		goto out_close;
+	if (mkdir_p(dir) < 0) {
+		if (u->verbose)
+			error_errno("cannot create '%s'", dir);
+		goto out_close;
+	}
+	tmp = xasprintf("%s/.tmp.XXXXXX", dir);
+	u->ofd = mkstemp(tmp);
+	if (u->ofd < 0) {
+		if (u->verbose)
+			error_errno("cannot create a file in '%s'", dir);
+		goto out_close;
+	}
+	u->data = data;
+	u->len = (size_t)st.st_size;
+	u->tmp = tmp;
+	if (fill(u) < 0)
+		goto out_close;
+	if (fsync(u->ofd) < 0 || close(u->ofd) < 0) {
+		if (u->verbose)
+			error_errno("cannot write '%s'", tmp);
+		u->ofd = -1;
+		goto out_close;
+	}
+	u->ofd = -1;
+	if (rename(tmp, path) < 0)
+		goto out_close;
+	*out = path;
+	path = NULL;
+	ret = 0;
+out_close:
+	close(fd);
+out:
+	if (u->ofd >= 0)
+		close(u->ofd);
+	if (tmp) {
+		if (ret < 0)
+			unlink(tmp);
+		free(tmp);
+	}
+	free(data);
+	free(path);
+	free(dir);
+	return ret;
+}
+
+static int fill_vmlinux(struct unpack *u)
+{
+	const unsigned char *data = u->data;
+	uint32_t setup_sects, payload_off, payload_len;
+	size_t base;
+	struct kernel_image k;
+
 	/* Boot protocol 2.08+: payload_offset (0x248) and payload_length (0x24c), relative to
 	 * the protected-mode code, which starts after (setup_sects + 1) sectors. */
-	if (le16(data + 0x206) < 0x208)
-		goto out;
+	if (u->len < 0x300 || le16(data + 0x206) < 0x208)
+		return -1;
 	setup_sects = data[0x1f1] ? data[0x1f1] : 4;
 	payload_off = le32(data + 0x248);
 	payload_len = le32(data + 0x24c);
 	base = (size_t)(setup_sects + 1) * 512;
-	if (base + payload_off + payload_len > (size_t)st.st_size || !payload_len)
-		goto out;
-	if (mkdir_p(dir) < 0) {
-		if (verbose)
-			error_errno("cannot create '%s'", dir);
-		goto out;
-	}
-	tmp = xasprintf("%s/.tmp.XXXXXX", dir);
-	ofd = mkstemp(tmp);
-	if (ofd < 0) {
-		if (verbose)
-			error_errno("cannot create a file in '%s'", dir);
-		goto out;
-	}
+	if (base + payload_off + payload_len > u->len || !payload_len)
+		return -1;
 	/* The build appends the decompressed size as a little-endian u32 to every compressed
 	 * payload (scripts/Makefile.lib, size_append); xz refuses it as trailing garbage. */
 	if (payload_len <= 4 ||
-	    decompress_payload(data + base + payload_off, payload_len - 4, ofd) < 0 ||
-	    lseek(ofd, 0, SEEK_END) != (off_t)le32(data + base + payload_off + payload_len - 4)) {
-		if (verbose)
-			error("cannot decompress the payload of '%s'", bzimage);
-		goto out;
+	    decompress_payload(data + base + payload_off, payload_len - 4, u->ofd) < 0 ||
+	    lseek(u->ofd, 0, SEEK_END) != (off_t)le32(data + base + payload_off + payload_len - 4)) {
+		if (u->verbose)
+			error("cannot decompress the payload of '%s'", u->image);
+		return -1;
 	}
-	if (fsync(ofd) < 0 || close(ofd) < 0) {
-		ofd = -1;
-		goto out;
-	}
-	ofd = -1;
-	{
-		struct kernel_image k;
+	if (kernel_image_probe(u->tmp, &k) < 0 || k.format != KERNEL_ELF)
+		return -1;
+	return 0;
+}
 
-		if (kernel_image_probe(tmp, &k) < 0 || k.format != KERNEL_ELF)
-			goto out;
+int kernel_image_extract_vmlinux(const char *bzimage, const char *sha256, const char *cache_dir,
+				 char **out, bool verbose)
+{
+	struct unpack u = { .image = bzimage, .verbose = verbose };
+
+	return cached_unpack(cache_dir, sha256, fill_vmlinux, &u, out);
+}
+
+/* The immediate of an ARM data-processing instruction: 8 bits rotated right by twice the
+ * 4-bit rotate field (ARM ARM A5.2.4). */
+static uint32_t arm_imm(uint32_t insn)
+{
+	uint32_t imm = insn & 0xff, rot = ((insn >> 8) & 0xf) * 2;
+
+	return rot ? (imm >> rot) | (imm << (32 - rot)) : imm;
+}
+
+int kernel_image_arm_text_offset(const unsigned char *image, size_t len, uint32_t *text_offset)
+{
+	/* add r4, r8, #imm is 0xe2884xxx; sub r4, r4, #imm is 0xe2444xxx. PG_DIR_SIZE is 0x4000
+	 * (0x5000 with LPAE); TEXT_OFFSET is 0x8000 plus a platform's reserve (0x208000 in
+	 * Debian's armmp kernel: CONFIG_ARCH_MESON, arch/arm/Makefile's textofs-y). */
+	for (size_t i = 0; i + 8 <= len && i < 4096; i += 4) {
+		uint32_t add = le32(image + i), sub = le32(image + i + 4);
+		uint32_t off = arm_imm(add), pg = arm_imm(sub);
+
+		if ((add & 0xfffff000) == 0xe2884000 && (sub & 0xfffff000) == 0xe2444000 &&
+		    (pg == 0x4000 || pg == 0x5000) && off >= pg && off < (16u << 20) &&
+		    !(off & 0xfff)) {
+			*text_offset = off;
+			return 0;
+		}
 	}
-	if (rename(tmp, path) < 0)
-		goto out;
-	free(tmp);
-	tmp = NULL;
-	*out = path;
-	path = NULL;
-	ret = 0;
-out:
-	if (ofd >= 0)
-		close(ofd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
+	return -1;
+}
+
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	static uint32_t table[256];
+
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320 ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	crc = ~crc;
+	while (n--)
+		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static void be32_put(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* QEMU's arm loader places a raw image at RAM + 0x10000 (KERNEL_LOAD_ADDR, hw/arm/boot.c), where
+ * a kernel cannot run; a uImage (U-Boot's legacy header, include/image.h) says where it goes. */
+#define UIMAGE_HEADER 64
+
+/* A zImage's payload is followed by the rest of its decompressor and nothing says where the
+ * stream ends; libarchive's filters drop their last buffer when garbage follows a stream, so the
+ * two compressors Debian and the kernel's default use are read with their own libraries, which
+ * stop at the stream's end and say how much they read. (lzo, lz4, lzma and zstd zImages boot as
+ * they are.) One function per library: in, its length, the output fd at its offset; the bytes
+ * written, or -1, and *used the compressed length. */
+static bool write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
 	}
-	if (fd >= 0)
-		close(fd);
-	free(data);
-	free(path);
-	free(dir);
+	return true;
+}
+
+static long long inflate_gzip(const unsigned char *in, size_t len, int fd, size_t *used)
+{
+	unsigned char buf[1 << 16];
+	z_stream z = { 0 };
+	int rc = Z_OK;
+
+	if (len > UINT_MAX || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) /* gzip wrapper only */
+		return -1;
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (unsigned)len;
+	while (rc == Z_OK) {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		rc = inflate(&z, Z_NO_FLUSH);
+		if ((rc != Z_OK && rc != Z_STREAM_END) ||
+		    !write_all(fd, buf, sizeof(buf) - z.avail_out))
+			rc = Z_DATA_ERROR;
+	}
+	*used = z.total_in;
+	inflateEnd(&z);
+	return rc == Z_STREAM_END ? (long long)z.total_out : -1;
+}
+
+static long long inflate_xz(const unsigned char *in, size_t len, int fd, size_t *used)
+{
+	unsigned char buf[1 << 16];
+	lzma_stream x = LZMA_STREAM_INIT;
+	lzma_ret rc = LZMA_OK;
+
+	/* one stream, not LZMA_CONCATENATED: what follows it is the decompressor's code */
+	if (lzma_stream_decoder(&x, UINT64_MAX, 0) != LZMA_OK)
+		return -1;
+	x.next_in = in;
+	x.avail_in = len;
+	while (rc == LZMA_OK) {
+		x.next_out = buf;
+		x.avail_out = sizeof(buf);
+		rc = lzma_code(&x, LZMA_FINISH);
+		if ((rc != LZMA_OK && rc != LZMA_STREAM_END) ||
+		    !write_all(fd, buf, sizeof(buf) - x.avail_out))
+			rc = LZMA_DATA_ERROR;
+	}
+	*used = (size_t)x.total_in;
+	lzma_end(&x);
+	return rc == LZMA_STREAM_END ? (long long)x.total_out : -1;
+}
+
+/* Try the payload at data[off]: decompress it after the header's room in ofd and check it. The
+ * build appends the decompressed size right after the stream (scripts/Makefile.lib,
+ * size_append), and the Image's code must say its TEXT_OFFSET. That offset, or 0 when this is
+ * no Image. */
+static uint32_t try_zimage_payload(const unsigned char *data, size_t len, size_t off, int ofd)
+{
+	unsigned char head[4096];
+	const unsigned char *p = data + off;
+	size_t left = len - off, used = 0;
+	long long size;
+	uint32_t text_offset;
+
+	if (ftruncate(ofd, UIMAGE_HEADER) < 0 || lseek(ofd, UIMAGE_HEADER, SEEK_SET) < 0)
+		return 0;
+	if (left >= 3 && !memcmp(p, "\x1f\x8b\x08", 3))
+		size = inflate_gzip(p, left, ofd, &used);
+	else if (left >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
+		size = inflate_xz(p, left, ofd, &used);
+	else
+		return 0;
+	if (size < (long long)sizeof(head) || size > UINT32_MAX || used + 4 > left ||
+	    le32(p + used) != (uint32_t)size ||
+	    pread(ofd, head, sizeof(head), UIMAGE_HEADER) != (ssize_t)sizeof(head) ||
+	    kernel_image_arm_text_offset(head, sizeof(head), &text_offset) < 0)
+		return 0;
+	return text_offset;
+}
+
+static int write_uimage_header(int fd, uint32_t size, uint32_t load, uint32_t dcrc)
+{
+	unsigned char h[UIMAGE_HEADER] = { 0 };
+
+	be32_put(h, 0x27051956); /* IH_MAGIC */
+	be32_put(h + 12, size);
+	be32_put(h + 16, load); /* ih_load */
+	be32_put(h + 20, load); /* ih_ep: the Image is entered at its first word */
+	be32_put(h + 24, dcrc);
+	h[28] = 5; /* IH_OS_LINUX: QEMU then passes the device tree in r2 */
+	h[29] = 2; /* IH_ARCH_ARM */
+	h[30] = 2; /* IH_TYPE_KERNEL */
+	h[31] = 0; /* IH_COMP_NONE */
+	memcpy(h + 32, "tapboot: unpacked zImage", 24);
+	be32_put(h + 4, crc32_update(0, h, sizeof(h)));
+	return pwrite(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) ? 0 : -1;
+}
+
+static int uimage_crc(int fd, uint32_t *crc)
+{
+	unsigned char buf[1 << 16];
+	off_t pos = UIMAGE_HEADER;
+	ssize_t n;
+
+	*crc = 0;
+	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		*crc = crc32_update(*crc, buf, (size_t)n);
+		pos += n;
+	}
+	return n < 0 ? -1 : 0;
+}
+
+static int fill_uimage(struct unpack *u)
+{
+	uint32_t text_offset = 0, crc;
+	off_t end;
+
+	/* The payload's offset is nowhere in the header: try each gzip or xz magic after it (the
+	 * decompressor's own code holds an xz magic too, which fails at once). */
+	for (size_t off = 0x30; off < u->len && !text_offset; off++)
+		if (u->data[off] == 0x1f || u->data[off] == 0xfd)
+			text_offset = try_zimage_payload(u->data, u->len, off, u->ofd);
+	if (!text_offset) {
+		if (u->verbose)
+			error("no arm Image found in the payload of '%s'", u->image);
+		return -1;
+	}
+	end = lseek(u->ofd, 0, SEEK_END);
+	if (uimage_crc(u->ofd, &crc) < 0 ||
+	    write_uimage_header(u->ofd, (uint32_t)(end - UIMAGE_HEADER),
+				u->ram_base + text_offset, crc) < 0) {
+		if (u->verbose)
+			error_errno("cannot write '%s'", u->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int kernel_image_unpack_zimage(const char *zimage, const char *sha256, uint32_t ram_base,
+			       const char *cache_dir, char **out, bool verbose)
+{
+	struct unpack u = { .image = zimage, .ram_base = ram_base, .verbose = verbose };
+	char *name = xasprintf("%s-uimage-%08x", sha256, ram_base);
+	int ret = cached_unpack(cache_dir, name, fill_uimage, &u, out);
+
+	free(name);
 	return ret;
 }

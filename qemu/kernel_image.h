@@ -3,6 +3,8 @@
 #define TAPBOOT_KERNEL_IMAGE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum kernel_format {
 	KERNEL_UNKNOWN,
@@ -36,6 +38,18 @@ int kernel_image_probe(const char *path, struct kernel_image *k);
  * when verbose). */
 int kernel_image_extract_vmlinux(const char *bzimage, const char *sha256, const char *cache_dir,
 				 char **out, bool verbose);
+/* arm (32-bit): the Image inside a zImage, decompressed on the host once and wrapped as a uImage
+ * that QEMU loads at ram_base + TEXT_OFFSET (read from the Image's own code,
+ * kernel_image_arm_text_offset), where the zImage's decompressor would have put it. Cached under
+ * cache_dir by the image's sha256 and ram_base; *out (caller frees) is its path. 0 on success,
+ * -1 when the zImage holds no payload tapboot can decompress and place (a message only when
+ * verbose). */
+int kernel_image_unpack_zimage(const char *zimage, const char *sha256, uint32_t ram_base,
+			       const char *cache_dir, char **out, bool verbose);
+/* TEXT_OFFSET of a decompressed arm Image (ARM encoding): the immediate of head.S's pgtbl macro,
+ * "add r4, r8, #TEXT_OFFSET; sub r4, r4, #PG_DIR_SIZE", in its first 4 KiB. -1 when absent
+ * (a Thumb-2 or big-endian kernel, or no kernel). */
+int kernel_image_arm_text_offset(const unsigned char *image, size_t len, uint32_t *text_offset);
 /* sha256 of a file as 64 hex digits into hex[65]; -1 on error (message printed). */
 int file_sha256(const char *path, char hex[65]);
 

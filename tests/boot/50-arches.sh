@@ -18,4 +18,18 @@ for arch in i386 arm ppc64le; do
 		"$arch: static, dynamic and script verdicts"
 	is "$(jq -r .complete "$d/results.json")" true "$arch: complete"
 done
+
+# arm: the zImage's Image is unpacked on the host (a uImage in the cache, loaded at RAM +
+# TEXT_OFFSET: 0x40208000 for Debian's armmp kernel on virt) and booted above; --boot-as-is
+# boots the zImage itself, its own decompressor running in the guest.
+boot=$(sed -n 's/^# boot image //p' "$WORK/arm/reproduce.sh")
+like "$boot" '/vmlinux/[0-9a-f]{64}-uimage-40000000$' "arm: boots the Image unpacked from the zImage"
+is "$(od -A n -t x1 -j 16 -N 4 "$boot" | tr -d ' ')" 40208000 "arm: the uImage loads at RAM + TEXT_OFFSET"
+k=$(kernel arm)
+"$TAPBOOT" run --kernel "$k" --boot-as-is -o "$WORK/arm-as-is" -q --timeout 10 \
+	"$GUEST/arm/static/pass" >/dev/null 2>"$WORK/err-arm-as-is"
+is "$?" 0 "arm --boot-as-is: exit 0"
+is "$(sed -n 's/^# boot image //p' "$WORK/arm-as-is/reproduce.sh")" "$k" "arm --boot-as-is: boots the zImage"
+is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/arm-as-is/results.json")" '[["pass","pass"]]' \
+	"arm --boot-as-is: verdict"
 done_testing

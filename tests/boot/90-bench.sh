@@ -38,6 +38,7 @@ for r in \
 	"boot to result, x86_64, one test: tapboot run vs naive" \
 	"boot to result, arm64, one test: tapboot run vs minimal" \
 	"boot to result, arm64, one test: tapboot run vs naive" \
+	"boot to result, arm (armv7), one test: tapboot run (Image unpacked" \
 	"per-test time in the guest, x86_64" \
 	"per-test time in the guest, arm64" \
 	"kselftest suite, x86_64 (" \

@@ -42,7 +42,8 @@ static const char good[] = "arch = x86_64\nkernel_arch = x86\nkconfig = CONFIG_X
 static void test_parse_good(void)
 {
 	struct arch_config c;
-	const char *extra = "# comment\n\nimage_paths = a b  c\npvh = yes\nmemory = 1024\n";
+	const char *extra = "# comment\n\nimage_paths = a b  c\npvh = yes\nmemory = 1024\n"
+			    "zimage_ram_base = 0x80000000\n";
 	char *text = malloc(strlen(good) + strlen(extra) + 1);
 
 	strcpy(text, good);
@@ -54,6 +55,7 @@ static void test_parse_good(void)
 	check_int(c.memory_mb, ==, 1024);
 	check_int(c.smp, ==, 1);
 	check(c.pvh);
+	check_int(c.zimage_ram_base, ==, 0x80000000u);
 	check_int(c.image_paths.n, ==, 3);
 	check_str(c.image_paths.v[2], "c");
 	arch_config_release(&c);
@@ -72,6 +74,14 @@ static void test_parse_errors(void)
 	expect_error(buf, "t.conf:10: 'memory' wants a number, got 'lots'");
 	snprintf(buf, sizeof(buf), "%spvh = maybe\n", good);
 	expect_error(buf, "t.conf:10: 'pvh' wants yes or no, got 'maybe'");
+	snprintf(buf, sizeof(buf), "%szimage_ram_base = 1073741824\n", good);
+	expect_error(buf, "t.conf:10: 'zimage_ram_base' wants a 32-bit address like 0x40000000, "
+			  "got '1073741824'");
+	snprintf(buf, sizeof(buf), "%szimage_ram_base = 0x100000000\n", good);
+	expect_error(buf, "t.conf:10: 'zimage_ram_base' wants a 32-bit address like 0x40000000, "
+			  "got '0x100000000'");
+	snprintf(buf, sizeof(buf), "%szimage_ram_base = 0x4000zz\n", good);
+	expect_error(buf, "t.conf:10: 'zimage_ram_base' wants a 32-bit address");
 }
 
 /* Every shipped config must load: adding an architecture is adding a file. */
