@@ -466,15 +466,13 @@ static uint32_t try_zimage_payload(const unsigned char *data, size_t len, size_t
 	size_t left = len - off, used = 0;
 	long long size;
 	uint32_t text_offset;
+	bool gzip = left >= 3 && !memcmp(p, "\x1f\x8b\x08", 3);
+	bool xz = left >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6);
 
-	if (ftruncate(ofd, UIMAGE_HEADER) < 0 || lseek(ofd, UIMAGE_HEADER, SEEK_SET) < 0)
+	if ((!gzip && !xz) || ftruncate(ofd, UIMAGE_HEADER) < 0 ||
+	    lseek(ofd, UIMAGE_HEADER, SEEK_SET) < 0)
 		return 0;
-	if (left >= 3 && !memcmp(p, "\x1f\x8b\x08", 3))
-		size = inflate_gzip(p, left, ofd, &used);
-	else if (left >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
-		size = inflate_xz(p, left, ofd, &used);
-	else
-		return 0;
+	size = gzip ? inflate_gzip(p, left, ofd, &used) : inflate_xz(p, left, ofd, &used);
 	if (size < (long long)sizeof(head) || size > UINT32_MAX || used + 4 > left ||
 	    le32(p + used) != (uint32_t)size ||
 	    pread(ofd, head, sizeof(head), UIMAGE_HEADER) != (ssize_t)sizeof(head) ||
@@ -523,8 +521,7 @@ static int fill_uimage(struct unpack *u)
 	/* The payload's offset is nowhere in the header: try each gzip or xz magic after it (the
 	 * decompressor's own code holds an xz magic too, which fails at once). */
 	for (size_t off = 0x30; off < u->len && !text_offset; off++)
-		if (u->data[off] == 0x1f || u->data[off] == 0xfd)
-			text_offset = try_zimage_payload(u->data, u->len, off, u->ofd);
+		text_offset = try_zimage_payload(u->data, u->len, off, u->ofd);
 	if (!text_offset) {
 		if (u->verbose)
 			error("no arm Image found in the payload of '%s'", u->image);
