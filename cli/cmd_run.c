@@ -1611,8 +1611,29 @@ static char *vm_cut_reason(struct run *r, const struct vm *vm)
 	}
 }
 
-/* Why a VM's run did not complete, or NULL. */
+static char *vm_error_base(struct run *r, struct vm *vm, const struct tap_summary *s,
+			   const char *cut);
+
+/* Why a VM's run did not complete, or NULL. When the guest hung or QEMU ended before the init,
+ * with no kernel report to explain it, and QEMU booted what tapboot unpacked (the x86 PVH
+ * vmlinux, the arm Image), the message says so and names --boot-as-is, the way to tell
+ * tapboot's unpacking from the kernel's own fault. */
 static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut)
+{
+	char *e = vm_error_base(r, vm, s, cut), *hinted;
+
+	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED ||
+	    !strcmp(r->boot_kernel, r->kernel_image))
+		return e;
+	hinted = xasprintf("%s; QEMU booted the kernel tapboot unpacked on the host (%s): "
+			   "--boot-as-is boots '%s' itself",
+			   e, r->boot_kernel, r->kernel_image);
+	free(e);
+	return hinted;
+}
+
+static char *vm_error_base(struct run *r, struct vm *vm, const struct tap_summary *s,
+			   const char *cut)
 {
 	const char *qerr = vm->qemu_err;
 

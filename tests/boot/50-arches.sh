@@ -32,4 +32,17 @@ is "$?" 0 "arm --boot-as-is: exit 0"
 is "$(sed -n 's/^# boot image //p' "$WORK/arm-as-is/reproduce.sh")" "$k" "arm --boot-as-is: boots the zImage"
 is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/arm-as-is/results.json")" '[["pass","pass"]]' \
 	"arm --boot-as-is: verdict"
+# A guest that never reaches the init after booting what tapboot unpacked (here: cut off by a
+# 1 s idle limit, before the quiet kernel prints anything) is reported with the way to rule the
+# unpacking out; with --boot-as-is there is nothing to rule out.
+"$TAPBOOT" run --kernel "$k" -o "$WORK/arm-cut" -q --idle-timeout 1 "$GUEST/arm/static/pass" \
+	>/dev/null 2>"$WORK/err-arm-cut"
+is "$?" 3 "arm, cut before the init: exit 3"
+like "$(jq -r .error "$WORK/arm-cut/results.json")" \
+	"^no console output for 1 s: the guest hangs; QEMU booted the kernel tapboot unpacked on the host \\(.*-uimage-40000000\\): --boot-as-is boots '.*' itself$" \
+	"arm, cut before the init: the error names the unpacked image and --boot-as-is"
+"$TAPBOOT" run --kernel "$k" --boot-as-is -o "$WORK/arm-cut-as-is" -q --idle-timeout 1 \
+	"$GUEST/arm/static/pass" >/dev/null 2>&1
+is "$(jq -r .error "$WORK/arm-cut-as-is/results.json")" "no console output for 1 s: the guest hangs" \
+	"arm --boot-as-is, cut before the init: no unpacking to name"
 done_testing
