@@ -22,7 +22,7 @@ WARN := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototype
 	-Wwrite-strings -Wshadow
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
-HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
+HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Iresults -Irun -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
@@ -45,7 +45,7 @@ endif
 
 # ---- sources: folders are the architecture (docs in README "Layout") ----
 LIB_SRCS := $(sort $(wildcard lib/*.c))
-HOST_SRCS := $(sort $(wildcard builder/*.c qemu/*.c cli/*.c))
+HOST_SRCS := $(sort $(wildcard builder/*.c qemu/*.c results/*.c run/*.c cli/*.c))
 HOST_MAIN := cli/tapboot.c
 INIT_SRCS := $(sort $(wildcard init/*.c))
 INIT_MAIN := init/main.c
@@ -172,7 +172,7 @@ $(OUT)/tests/harness.o: tests/harness.c tests/harness.h
 $(OUT)/tests/unit/%: tests/unit/%.c $(OUT)/tests/harness.o $(LIBINIT_SAN) $(LIBTAPBOOT_SAN)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST-CC $<')
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests -Iinit -Ibuilder -Iqemu -Icli -O1 -g $(SAN_FLAGS) \
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests -Iinit -Ibuilder -Iqemu -Iresults -Irun -Icli -O1 -g $(SAN_FLAGS) \
 		-DTAPBOOT_HOST_TEST -o $@ $< $(OUT)/tests/harness.o $(LIBINIT_SAN) $(LIBTAPBOOT_SAN) \
 		$(HOST_LIBS)
 
