@@ -16,8 +16,8 @@ kmb=${KUNIT_MB:-20}
 mkdir -p "$out"
 cc=${CC:-gcc}
 $cc -std=gnu11 -O2 -o "$out/parser_gen" "$src/bench/parser_gen.c"
-$cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$src/lib" -I"$src/qemu" -o "$out/parser_bench" \
-	"$src/bench/parser_bench.c" "$src/qemu/tap_parser.c" "$src/lib/error.c" \
+$cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$src/lib" -I"$src/results" -o "$out/parser_bench" \
+	"$src/bench/parser_bench.c" "$src/results/tap_parser.c" "$src/lib/error.c" \
 	"$src/lib/strbuf.c" "$src/lib/verdict.c"
 log=$out/console-${mb}M.log
 [ -s "$log" ] || "$out/parser_gen" "$mb" >"$log"

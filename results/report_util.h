@@ -1,4 +1,4 @@
-/* report_util.h: helpers the result writers share (qemu/report*.c only): escaping for JSON and
+/* report_util.h: helpers the result writers share (results/report*.c only): escaping for JSON and
  * XML with invalid UTF-8 replaced by U+FFFD, collection names, and writing a file atomically. */
 #ifndef TAPBOOT_REPORT_UTIL_H
 #define TAPBOOT_REPORT_UTIL_H
