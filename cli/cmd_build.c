@@ -119,7 +119,7 @@ int cmd_build(int argc, char **argv)
 	    cli_builder_target(&bo, &cfg, sysroot) < 0)
 		goto out;
 	{
-		char *top = cli_cache_dir();
+		char *top = cache_dir();
 
 		cache = xasprintf("%s/segments", top);
 		free(top);
@@ -136,6 +136,6 @@ out:
 	arch_config_release(&cfg);
 	plan_release(&plan);
 	free(cache);
-	cli_cache_prune();
+	cache_prune();
 	return status;
 }

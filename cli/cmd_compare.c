@@ -18,13 +18,12 @@
 
 #include "commands_results.h"
 #include "error.h"
-#include "json_read.h"
-#include "strbuf.h"
+#include "results.h"
 #include "verdict.h"
 
 struct entry {
 	char *name;	    /* owned */
-	const char *reason; /* points into the JSON tree */
+	const char *reason; /* points into the side's results */
 	enum verdict v;
 	size_t pos, occ; /* position in its file; occurrence of this name */
 	bool matched;
@@ -33,75 +32,42 @@ struct entry {
 struct side {
 	const char *file;
 	char *path; /* owned: the results.json actually read */
-	struct json doc;
+	struct results res;
 	struct entry *e;
 	size_t n, alloc;
 };
 
-static int add_tests(struct side *s, const struct json *tests, const char *parent)
+/* Flatten the results tree into entries, subtests as "parent :: sub". */
+static void add_tests(struct side *s, const struct tap_test *tests, size_t n, const char *parent)
 {
-	if (!tests || tests->type != JSON_ARRAY)
-		return error("'%s': \"tests\" is not an array", s->path);
-	for (size_t i = 0; i < tests->n; i++) {
-		const struct json *t = &tests->items[i];
-		const char *name = json_get_str(t, "name"), *result = json_get_str(t, "result");
-		const struct json *sub = json_get(t, "subtests");
-		const char *reason = json_get_str(t, "reason");
+	for (size_t i = 0; i < n; i++) {
+		const struct tap_test *t = &tests[i];
 		struct entry *e;
-		int v;
 
-		if (!name || !result)
-			return error("'%s': a test without \"name\" or \"result\"", s->path);
-		v = verdict_from_name(result);
-		if (v < 0)
-			return error("'%s': unknown result '%s' of test '%s'", s->path, result,
-				     name);
 		xgrow(&s->e, &s->alloc, s->n + 1, sizeof(*s->e));
 		e = &s->e[s->n];
 		memset(e, 0, sizeof(*e));
-		e->name = parent ? xasprintf("%s :: %s", parent, name) : xstrdup(name);
-		e->reason = reason;
-		e->v = (enum verdict)v;
+		e->name = parent ? xasprintf("%s :: %s", parent, t->name) : xstrdup(t->name);
+		e->reason = t->reason;
+		e->v = t->verdict;
 		e->pos = s->n++;
-		if (sub && sub->type != JSON_NULL && add_tests(s, sub, s->e[e->pos].name))
-			return -1;
+		add_tests(s, t->subtests, t->nsub, s->e[e->pos].name);
 	}
-	return 0;
 }
 
 static int load(struct side *s, const char *arg)
 {
 	struct stat st;
-	FILE *fp;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	size_t n;
-	int ret;
 
 	s->file = arg;
+	results_init(&s->res);
 	if (stat(arg, &st))
 		return error_errno("cannot open '%s'", arg);
 	s->path = S_ISDIR(st.st_mode) ? xasprintf("%s/results.json", arg) : xstrdup(arg);
-	fp = fopen(s->path, "r");
-	if (!fp)
-		return error_errno("cannot open '%s'", s->path);
-	strbuf_init(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(&sb, buf, n);
-	if (ferror(fp)) {
-		error_errno("cannot read '%s'", s->path);
-		fclose(fp);
-		strbuf_release(&sb);
+	if (results_load_json(&s->res, s->path) < 0)
 		return -1;
-	}
-	fclose(fp);
-	ret = json_parse(&s->doc, sb.buf, sb.len, s->path);
-	strbuf_release(&sb);
-	if (ret)
-		return -1;
-	if (s->doc.type != JSON_OBJECT)
-		return error("'%s': not a tapboot results.json (no top-level object)", s->path);
-	return add_tests(s, json_get(&s->doc, "tests"), NULL);
+	add_tests(s, s->res.tests, s->res.ntests, NULL);
+	return 0;
 }
 
 static void side_release(struct side *s)
@@ -110,7 +76,7 @@ static void side_release(struct side *s)
 		free(s->e[i].name);
 	free(s->e);
 	free(s->path);
-	json_release(&s->doc);
+	results_release(&s->res);
 }
 
 static int by_name(const void *a, const void *b)

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "plan.h"
 #include "report.h"
+#include "results.h"
 #include "tap_parser.h"
 
 static const char parse_usage[] =
@@ -171,20 +172,8 @@ int cmd_parse(int argc, char **argv)
 	run.suite = suite ? suite : guess_suite(run.tests, run.ntests);
 	run.complete = sum->complete;
 	run.wall_s = -1;
-	if (!sum->complete) {
-		if (sum->crash_line)
-			errtext = xasprintf("kernel crash: %s", sum->crash_line);
-		else if (sum->bailed_out)
-			errtext = xasprintf("bailed out: %s",
-					    sum->bail_reason ? sum->bail_reason : "no reason");
-		else if (sum->saw_begin)
-			errtext = xstrdup("no tapboot end line with the run's nonce");
-		else if (sum->planned < 0)
-			errtext = xstrdup("no TAP plan found");
-		else
-			errtext = xstrdup("the stream ended before every planned test reported");
-		run.error = errtext;
-	}
+	errtext = results_incomplete_reason(sum);
+	run.error = errtext;
 	switch (fmt) {
 	case FMT_SUMMARY:
 		report_summary_fprint_policy(stdout, &run, &pol);

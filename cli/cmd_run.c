@@ -462,13 +462,13 @@ out:
 }
 
 /* The kernel image's sha256 (the vmlinux cache key and reproduce.sh), computed at most once per
- * run and kept in the cache while the file is unchanged (cli_stat_cache_get): hashing Debian's
+ * run and kept in the cache while the file is unchanged (stat_cache_get): hashing Debian's
  * 33 MB arm64 Image took 30 ms of every run. NULL after a message when it cannot be read. */
 static const char *kernel_sha256(struct run *r)
 {
 	if (r->kernel_sha256[0])
 		return r->kernel_sha256;
-	if (cli_stat_cache_get(CLI_STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256,
+	if (stat_cache_get(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256,
 			       sizeof(r->kernel_sha256)) &&
 	    strlen(r->kernel_sha256) == 64 &&
 	    strspn(r->kernel_sha256, "0123456789abcdef") == 64)
@@ -477,7 +477,7 @@ static const char *kernel_sha256(struct run *r)
 		r->kernel_sha256[0] = '\0';
 		return NULL;
 	}
-	cli_stat_cache_put(CLI_STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256);
+	stat_cache_put(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256);
 	return r->kernel_sha256;
 }
 
@@ -496,7 +496,7 @@ static void choose_boot_image(struct run *r)
 	if (r->o.boot_as_is)
 		return;
 	if (r->zimage && r->cfg.zimage_ram_base && (sum = kernel_sha256(r))) {
-		cache = cli_cache_dir();
+		cache = cache_dir();
 		if (kernel_image_unpack_zimage(r->kernel_image, sum, r->cfg.zimage_ram_base, cache,
 					       &unpacked, false) == 0) {
 			free(r->boot_kernel);
@@ -507,7 +507,7 @@ static void choose_boot_image(struct run *r)
 	}
 	if (!r->bzimage || !r->cfg.pvh || !(sum = kernel_sha256(r)))
 		return;
-	cache = cli_cache_dir();
+	cache = cache_dir();
 	if (kernel_image_extract_vmlinux(r->kernel_image, sum, cache, &unpacked, false) == 0 &&
 	    kernel_image_probe(unpacked, &img) == 0 && img.has_pvh) {
 		free(r->boot_kernel);
@@ -790,7 +790,7 @@ static char *kvm_cache_key(const struct run *r)
 
 static char *kvm_cache_file(void)
 {
-	char *dir = cli_cache_dir(), *f = xasprintf("%s/kvm-broken", dir);
+	char *dir = cache_dir(), *f = xasprintf("%s/kvm-broken", dir);
 
 	free(dir);
 	return f;
@@ -1029,7 +1029,7 @@ struct durations {
 
 static char *durations_path(const struct run *r)
 {
-	char *dir = cli_cache_dir(), *p = xasprintf("%s/durations-%s", dir, r->cfg.arch);
+	char *dir = cache_dir(), *p = xasprintf("%s/durations-%s", dir, r->cfg.arch);
 
 	free(dir);
 	return p;
@@ -1327,14 +1327,14 @@ static char *path_lookup(const char *name)
 }
 
 /* QEMU's version line into out ("unknown" when it cannot be had). `qemu --version` costs about
- * 20 ms at the end of every run, so the answer is cached per binary (cli_stat_cache_get: a
+ * 20 ms at the end of every run, so the answer is cached per binary (stat_cache_get: a
  * reinstalled QEMU has a new inode, mtime and ctime). */
 static void qemu_version(const char *qemu, char *out, size_t n)
 {
 	char *bin = path_lookup(qemu), *vcmd;
 	FILE *fp;
 
-	if (bin && cli_stat_cache_get(CLI_STAT_CACHE_QEMU_VERSION, bin, out, n))
+	if (bin && stat_cache_get(STAT_CACHE_QEMU_VERSION, bin, out, n))
 		goto out;
 	snprintf(out, n, "unknown");
 	vcmd = xasprintf("%s --version 2>/dev/null", bin ? bin : qemu);
@@ -1346,7 +1346,7 @@ static void qemu_version(const char *qemu, char *out, size_t n)
 		snprintf(out, n, "unknown");
 	out[strcspn(out, "\n")] = '\0';
 	if (pclose(fp) == 0 && bin && strcmp(out, "unknown"))
-		cli_stat_cache_put(CLI_STAT_CACHE_QEMU_VERSION, bin, out);
+		stat_cache_put(STAT_CACHE_QEMU_VERSION, bin, out);
 out:
 	free(bin);
 }
@@ -1429,7 +1429,7 @@ static void run_release(struct run *r)
 static int build_image(struct run *r)
 {
 	struct builder_opts bo;
-	char *top = cli_cache_dir(), *cache = xasprintf("%s/segments", top);
+	char *top = cache_dir(), *cache = xasprintf("%s/segments", top);
 	int ret;
 
 	builder_opts_init(&bo);
@@ -2074,6 +2074,6 @@ int cmd_run(int argc, char **argv)
 		i = j;
 	}
 	status = nkernels > 1 ? cmd_run_matrix(argc, argv, nkernels) : cmd_run_one(argc, argv);
-	cli_cache_prune();
+	cache_prune();
 	return status;
 }

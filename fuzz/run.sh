@@ -26,7 +26,8 @@ lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/
 sources() {
 	case $1 in
 	tap_parser) echo "$src/results/tap_parser.c $src/results/report_json.c $src/results/report_tap.c
-		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c" ;;
+		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c
+		$src/results/results.c $src/results/json_read.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/results/json_read.c" ;;
 	arch_config) echo "$src/qemu/arch_config.c" ;;

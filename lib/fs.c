@@ -1,12 +1,15 @@
-/* fs.c: mkdir -p. */
+/* fs.c: mkdir -p, reading a whole file, writing one atomically. */
 #include "fs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
+#include "strbuf.h"
 
 int mkdir_p(const char *path)
 {
@@ -25,4 +28,82 @@ int mkdir_p(const char *path)
 	}
 	free(p);
 	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	*buf = NULL;
+	*len = 0;
+	if (!fp)
+		return -1;
+	strbuf_grow(&sb, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		strbuf_add(&sb, chunk, n);
+	if (ferror(fp)) {
+		int saved = errno;
+
+		fclose(fp);
+		strbuf_release(&sb);
+		errno = saved ? saved : EIO;
+		return -1;
+	}
+	fclose(fp);
+	*len = sb.len;
+	*buf = strbuf_detach(&sb);
+	return 0;
+}
+
+int write_file_atomic(const char *path, unsigned flags, mode_t mode,
+		      int (*fn)(FILE *fp, const void *ctx), const void *ctx)
+{
+	bool quiet = flags & WRITE_FILE_QUIET;
+	char *tmp = flags & WRITE_FILE_SHARED ? xasprintf("%s.%ld", path, (long)getpid()) :
+						xasprintf("%s.tmp", path);
+	FILE *fp = fopen(tmp, "w");
+	int ret = -1;
+
+	if (!fp) {
+		if (!quiet)
+			error_errno("cannot create '%s'", tmp);
+		goto out_free;
+	}
+	if (fn(fp, ctx) < 0) {
+		fclose(fp);
+		if (!quiet)
+			error("cannot write '%s'", tmp);
+		goto out_unlink;
+	}
+	if (fflush(fp) || ferror(fp)) {
+		if (!quiet)
+			error_errno("cannot write '%s'", tmp);
+		fclose(fp);
+		goto out_unlink;
+	}
+	if (fclose(fp)) {
+		if (!quiet)
+			error_errno("cannot write '%s'", tmp);
+		goto out_unlink;
+	}
+	if (mode && chmod(tmp, mode) < 0) {
+		if (!quiet)
+			error_errno("cannot chmod '%s'", tmp);
+		goto out_unlink;
+	}
+	if (rename(tmp, path)) {
+		if (!quiet)
+			error_errno("cannot rename '%s' to '%s'", tmp, path);
+		goto out_unlink;
+	}
+	ret = 0;
+	goto out_free;
+out_unlink:
+	unlink(tmp);
+out_free:
+	free(tmp);
+	return ret;
 }

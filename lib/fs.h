@@ -2,8 +2,30 @@
 #ifndef TAPBOOT_FS_H
 #define TAPBOOT_FS_H
 
+#include <stdio.h>
+#include <sys/types.h>
+
 /* Create path and its missing parents (mode 0755), like mkdir -p. 0, or -1 with errno set
  * (the caller names the path in its message). */
 int mkdir_p(const char *path);
+
+/* The whole of path into *buf (NUL-terminated; its length, without the NUL, in *len). -1 with
+ * errno set and *buf NULL when it cannot be opened or read (the caller names the file). */
+int read_file(const char *path, char **buf, size_t *len);
+
+enum write_file_flags {
+	/* failures are the caller's to report (a best-effort cache write): no message */
+	WRITE_FILE_QUIET = 1u << 0,
+	/* other processes may write the same file at once (a cache shared by concurrent runs):
+	 * the temporary file is PATH.PID, not PATH.tmp */
+	WRITE_FILE_SHARED = 1u << 1,
+};
+
+/* Write path all at once or not at all: fn writes the content to a temporary file beside it
+ * (PATH.tmp; returns 0 or -1), which is flushed, given mode (when not 0) and renamed over path.
+ * On any failure the temporary file is removed, a message names it (unless WRITE_FILE_QUIET)
+ * and -1 is returned: no reader ever sees a half-written file. */
+int write_file_atomic(const char *path, unsigned flags, mode_t mode,
+		      int (*fn)(FILE *fp, const void *ctx), const void *ctx);
 
 #endif

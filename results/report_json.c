@@ -7,6 +7,7 @@
 #include "error.h"
 #include "report.h"
 #include "report_util.h"
+#include "results.h"
 #include "strbuf.h"
 
 #ifndef TAPBOOT_VERSION
@@ -53,10 +54,9 @@ static void json_tests(FILE *fp, const struct tap_test *t, size_t n, unsigned de
 
 static void json_counts(FILE *fp, const struct report_run *r)
 {
-	unsigned count[VERDICT_COUNT] = {0};
+	unsigned count[VERDICT_COUNT];
 
-	for (size_t i = 0; i < r->ntests; i++)
-		count[r->tests[i].verdict]++;
+	results_count(r->tests, r->ntests, count);
 	fputs("{", fp);
 	for (int v = 0; v < VERDICT_COUNT; v++)
 		fprintf(fp, "%s\"%s\": %u", v ? ", " : "", verdict_name(v), count[v]);

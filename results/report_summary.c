@@ -1,4 +1,5 @@
-/* report_summary.c: the human summary table, the exit status and the skip policy. */
+/* report_summary.c: the human summary table and the skip policy's file (the exit status is
+ * results.c's). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include "error.h"
 #include "report.h"
 #include "report_util.h"
+#include "results.h"
 #include "strbuf.h"
 
 /* Long names would push the reason column off any terminal. */
@@ -62,7 +64,7 @@ static void put_one_line(FILE *fp, const char *s)
 static void summary_table(FILE *fp, const struct report_run *r)
 {
 	size_t w = 4;
-	unsigned count[VERDICT_COUNT] = {0};
+	unsigned count[VERDICT_COUNT];
 	bool first = true;
 
 	for (size_t i = 0; i < r->ntests; i++) {
@@ -77,7 +79,6 @@ static void summary_table(FILE *fp, const struct report_run *r)
 		const struct tap_test *t = &r->tests[i];
 		char dur[32];
 
-		count[t->verdict]++;
 		format_duration(dur, sizeof(dur), t->duration_s);
 		if (t->reason) {
 			char *name = report_one_line(t->name), *reason = report_one_line(t->reason);
@@ -107,6 +108,7 @@ static void summary_table(FILE *fp, const struct report_run *r)
 			fputc('\n', fp);
 		}
 	}
+	results_count(r->tests, r->ntests, count);
 	fprintf(fp, "%zu tests:", r->ntests);
 	for (int v = 0; v < VERDICT_COUNT; v++) {
 		if (count[v] || v <= VERDICT_SKIP) {
@@ -132,51 +134,6 @@ static void summary_table(FILE *fp, const struct report_run *r)
 void report_summary_fprint(FILE *fp, const struct report_run *r)
 {
 	summary_table(fp, r);
-}
-
-static bool skip_expected(const struct report_policy *pol, const char *name)
-{
-	if (!pol->expect_skip)
-		return pol->skip == REPORT_SKIP_OK;
-	for (size_t i = 0; i < pol->expect_skip->n; i++)
-		if (!fnmatch(pol->expect_skip->v[i], name, 0))
-			return true;
-	return false;
-}
-
-int report_exit_status_policy(const struct report_run *r, const struct report_policy *pol,
-			      struct strlist *offending)
-{
-	static const struct report_policy def = {REPORT_SKIP_OK, NULL};
-	bool failed = false;
-
-	if (!pol)
-		pol = &def;
-	for (size_t i = 0; i < r->ntests; i++) {
-		const struct tap_test *t = &r->tests[i];
-
-		if (verdict_is_failure(t->verdict))
-			failed = true;
-		else if (t->verdict == VERDICT_SKIP &&
-			 !skip_expected(pol, t->name ? t->name : "")) {
-			failed = true;
-			if (offending) {
-				char *s = xasprintf("%s: %s", t->name ? t->name : "",
-						    t->reason ? t->reason : "no reason given");
-
-				strlist_push(offending, s);
-				free(s);
-			}
-		}
-	}
-	if (!r->complete)
-		return EXIT_VM;
-	return failed ? EXIT_TESTS_FAILED : EXIT_PASS;
-}
-
-int report_exit_status(const struct report_run *r)
-{
-	return report_exit_status_policy(r, NULL, NULL);
 }
 
 void report_summary_fprint_policy(FILE *fp, const struct report_run *r,

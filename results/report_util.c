@@ -5,9 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
@@ -195,42 +195,24 @@ void report_split_name(const char *name, char **coll, char **rest)
 	*rest = xstrdup(*sep ? sep : (name ? name : ""));
 }
 
+struct report_write {
+	int (*fn)(FILE *, const struct report_run *);
+	const struct report_run *r;
+};
+
+static int report_write_one(FILE *fp, const void *ctx)
+{
+	const struct report_write *w = ctx;
+
+	return w->fn(fp, w->r);
+}
+
 int report_write_atomic(const char *path, int (*fn)(FILE *, const struct report_run *),
 			const struct report_run *r)
 {
-	char *tmp = xasprintf("%s.tmp", path);
-	FILE *fp = fopen(tmp, "w");
-	int ret = -1;
+	struct report_write w = { fn, r };
 
-	if (!fp) {
-		error_errno("cannot create '%s'", tmp);
-		goto out_free;
-	}
-	if (fn(fp, r) < 0) {
-		fclose(fp);
-		error("cannot write '%s'", tmp);
-		goto out_unlink;
-	}
-	if (fflush(fp) || ferror(fp)) {
-		error_errno("cannot write '%s'", tmp);
-		fclose(fp);
-		goto out_unlink;
-	}
-	if (fclose(fp)) {
-		error_errno("cannot write '%s'", tmp);
-		goto out_unlink;
-	}
-	if (rename(tmp, path)) {
-		error_errno("cannot rename '%s' to '%s'", tmp, path);
-		goto out_unlink;
-	}
-	ret = 0;
-	goto out_free;
-out_unlink:
-	unlink(tmp);
-out_free:
-	free(tmp);
-	return ret;
+	return write_file_atomic(path, 0, 0, report_write_one, &w);
 }
 
 char *report_one_line(const char *s)

@@ -31,6 +31,7 @@
 
 #include "error.h"
 #include "protocol.h"
+#include "results.h"
 #include "strbuf.h"
 
 #define LINE_CAP (64 * 1024)
@@ -309,6 +310,20 @@ static enum verdict worst(const struct tap_test *v, size_t n)
 	return w;
 }
 
+/* A group of subtests whose own result line never came (a level closed without one) becomes a
+ * synthesised record with the worst verdict of its subtests: built here only. name (malloc'd,
+ * may be NULL) is taken. */
+static void push_group(struct tap_parser *p, struct tap_test **v, size_t *n, size_t *alloc,
+		       char *name, struct tap_test *kids, size_t nkids)
+{
+	struct tap_test *g = tests_push(v, n, alloc);
+
+	g->name = name ? a_take(p, name) : a_str(p, "");
+	g->verdict = worst(kids, nkids);
+	g->reason = a_str(p, "no result line for this group of subtests");
+	set_subtests(p, g, kids, nkids);
+}
+
 /* ---- levels ---- */
 
 static void level_set(struct level *l, const char *prefix, size_t plen)
@@ -339,6 +354,15 @@ static int cmp_uint(const void *a, const void *b)
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The name of a test the stream never named: the planned name for number num when the plan's
+ * names apply (the first document of the top level), else "test NUM". */
+static char *synth_name(struct tap_parser *p, bool from_plan, unsigned long num)
+{
+	if (from_plan && num >= 1 && num <= p->nexpect)
+		return a_str(p, p->expect[num - 1]);
+	return a_take(p, xasprintf("test %lu", num));
 }
 
 static char *missing_reason(struct tap_parser *p)
@@ -389,10 +413,7 @@ static void level_close_doc(struct tap_parser *p, size_t li)
 		t = tests_push(&l->tests, &l->n, &l->alloc);
 		t->num = (unsigned)k;
 		t->verdict = VERDICT_MISSING;
-		if (li == 0 && l->doc_start == 0 && k <= p->nexpect)
-			t->name = a_str(p, p->expect[k - 1]);
-		else
-			t->name = a_take(p, xasprintf("test %lu", k));
+		t->name = synth_name(p, li == 0 && l->doc_start == 0, k);
 		t->reason = missing_reason(p);
 		added++;
 	}
@@ -441,12 +462,8 @@ static void close_deeper(struct tap_parser *p, size_t keep, struct tap_test **su
 		level_pop(p, li, &v, &n, &r, &name);
 		if (kids) {
 			/* kids belonged to a level deeper than li whose parent result never came */
-			struct tap_test *g = tests_push(&v, &n, &(size_t){n});
-			g->name = sn ? a_take(p, sn) : a_str(p, "");
+			push_group(p, &v, &n, &(size_t){n}, sn, kids, nkids);
 			sn = NULL;
-			g->verdict = worst(kids, nkids);
-			g->reason = a_str(p, "no result line for this group of subtests");
-			set_subtests(p, g, kids, nkids);
 		}
 		free(sr);
 		free(sn);
@@ -1015,11 +1032,8 @@ static bool open_level(struct tap_parser *p, size_t li, const char *prefix, size
 		close_deeper(p, li, &kids, &nkids, NULL, &name);
 		if (nkids || name) {
 			struct level *l = &p->lv[li];
-			struct tap_test *g = tests_push(&l->tests, &l->n, &l->alloc);
-			g->name = name ? a_take(p, name) : a_str(p, "");
-			g->verdict = worst(kids, nkids);
-			g->reason = a_str(p, "no result line for this group of subtests");
-			set_subtests(p, g, kids, nkids);
+
+			push_group(p, &l->tests, &l->n, &l->alloc, name, kids, nkids);
 		}
 	}
 	/* TAP 14 puts "# Subtest: NAME" at the parent's indentation, before the block */
@@ -1485,15 +1499,10 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 		}
 		if (num) {
 			struct tap_test *t = tests_push(&l0->tests, &l0->n, &l0->alloc);
-			size_t first_doc_idx = num - 1;
 
 			t->num = num;
-			if (name && *name)
-				t->name = a_str(p, name);
-			else if (l0->doc_start == 0 && first_doc_idx < p->nexpect)
-				t->name = a_str(p, p->expect[first_doc_idx]);
-			else
-				t->name = a_take(p, xasprintf("test %u", num));
+			t->name = name && *name ? a_str(p, name) :
+						  synth_name(p, l0->doc_start == 0, num);
 			t->verdict = VERDICT_CRASH;
 			t->reason = a_str(
 				p, p->sum.crash_line ? p->sum.crash_line
@@ -1514,21 +1523,15 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 		}
 	}
 	if (nkids) {
-		struct tap_test *g = tests_push(&l0->tests, &l0->n, &l0->alloc);
-		g->name = a_str(p, kname ? kname : "");
-		g->verdict = worst(kids, nkids);
-		g->reason = a_str(p, "no result line for this group of subtests");
-		set_subtests(p, g, kids, nkids);
+		push_group(p, &l0->tests, &l0->n, &l0->alloc, kname, kids, nkids);
+		kname = NULL;
 	}
 	free(kname);
 	level_close_doc(p, 0);
 
 	p->sum.planned =
 		p->any_plan ? (int)(p->planned_sum > 0x7fffffff ? 0x7fffffff : p->planned_sum) : -1;
-	memset(p->sum.count, 0, sizeof(p->sum.count));
-	for (size_t i = 0; i < l0->n; i++)
-		p->sum.count[l0->tests[i].verdict]++;
-	p->sum.total = (unsigned)l0->n;
+	p->sum.total = results_count(l0->tests, l0->n, p->sum.count);
 	p->cut_reason = NULL; /* the caller's string */
 }
 

@@ -1,4 +1,4 @@
-/* test_cli_cache.c: the stat-keyed cache (cli/common.c) behind reproduce.sh's kernel sha256
+/* test_cli_cache.c: the stat-keyed cache (lib/cache.c) behind reproduce.sh's kernel sha256
  * and QEMU version: a hit only while the file is the same file, unchanged. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,14 +40,14 @@ static void test_hit_and_miss(void)
 	setenv("XDG_CACHE_HOME", cache, 1);
 	write_file(f, "image one\n");
 	write_file(g, "image one\n");
-	check(!cli_stat_cache_get("sha256", f, out, sizeof(out)));
-	cli_stat_cache_put("sha256", f, "abc");
-	check(cli_stat_cache_get("sha256", f, out, sizeof(out)));
+	check(!stat_cache_get("sha256", f, out, sizeof(out)));
+	stat_cache_put("sha256", f, "abc");
+	check(stat_cache_get("sha256", f, out, sizeof(out)));
 	check_str(out, "abc");
 	/* another file with the same bytes has its own entry */
-	check(!cli_stat_cache_get("sha256", g, out, sizeof(out)));
+	check(!stat_cache_get("sha256", g, out, sizeof(out)));
 	/* another prefix is another cache */
-	check(!cli_stat_cache_get("qemu-version", f, out, sizeof(out)));
+	check(!stat_cache_get("qemu-version", f, out, sizeof(out)));
 	/* rewritten with the same size and its mtime set back: ctime still moved */
 	check_int(stat(f, &st), ==, 0);
 	times[0] = st.st_atim;
@@ -55,16 +55,16 @@ static void test_hit_and_miss(void)
 	usleep(20000);
 	write_file(f, "image two\n");
 	check_int(utimensat(AT_FDCWD, f, times, 0), ==, 0);
-	check(!cli_stat_cache_get("sha256", f, out, sizeof(out)));
+	check(!stat_cache_get("sha256", f, out, sizeof(out)));
 	/* replaced by a new file under the same name */
-	cli_stat_cache_put("sha256", f, "def");
-	check(cli_stat_cache_get("sha256", f, out, sizeof(out)));
+	stat_cache_put("sha256", f, "def");
+	check(stat_cache_get("sha256", f, out, sizeof(out)));
 	check_int(rename(g, f), ==, 0);
-	check(!cli_stat_cache_get("sha256", f, out, sizeof(out)));
+	check(!stat_cache_get("sha256", f, out, sizeof(out)));
 	/* a missing file is never a hit, and put does nothing */
 	unlink(f);
-	cli_stat_cache_put("sha256", f, "ghi");
-	check(!cli_stat_cache_get("sha256", f, out, sizeof(out)));
+	stat_cache_put("sha256", f, "ghi");
+	check(!stat_cache_get("sha256", f, out, sizeof(out)));
 	free(cache);
 	free(f);
 	free(g);
@@ -78,9 +78,9 @@ static void test_reached_through_symlink(void)
 	setenv("XDG_CACHE_HOME", cache, 1);
 	write_file(f, "kernel\n");
 	check_int(symlink(f, l), ==, 0);
-	cli_stat_cache_put("sha256", l, "0123");
+	stat_cache_put("sha256", l, "0123");
 	/* keyed by the real path: the link and its target share the entry */
-	check(cli_stat_cache_get("sha256", f, out, sizeof(out)));
+	check(stat_cache_get("sha256", f, out, sizeof(out)));
 	check_str(out, "0123");
 	free(cache);
 	free(f);
@@ -132,10 +132,10 @@ static void test_prune(void)
 	e[6] = entry(seg, ".g.cpio.XXXXXX", 10, 0.0001); /* one still being written: stays */
 	write_file(kernel, "kernel\n");
 	write_file(gone, "kernel\n");
-	cli_stat_cache_put("sha256", kernel, "live");
-	cli_stat_cache_put("sha256", gone, "dead");
+	stat_cache_put("sha256", kernel, "live");
+	stat_cache_put("sha256", gone, "dead");
 	unlink(gone);
-	cli_cache_prune();
+	cache_prune();
 	check(access(e[0], F_OK) != 0);
 	check(access(e[1], F_OK) != 0);
 	check(access(e[2], F_OK) == 0);
@@ -149,7 +149,7 @@ static void test_prune(void)
 		char *real = realpath(test_tmpdir(), NULL);
 		char *dpath = malloc(strlen(dead) + strlen(real) + 32);
 
-		check(cli_stat_cache_get("sha256", kernel, out, sizeof(out)));
+		check(stat_cache_get("sha256", kernel, out, sizeof(out)));
 		check_str(out, "live");
 		sprintf(dpath, "%s%s/vmlinuz-gone", dead, real);
 		for (char *c = dpath + strlen(dead); *c; c++)
@@ -161,11 +161,11 @@ static void test_prune(void)
 	}
 	/* a bad limit is named and the default (2 GiB) used: nothing more goes */
 	setenv("TAPBOOT_CACHE_MB", "lots", 1);
-	cli_cache_prune();
+	cache_prune();
 	check(access(e[2], F_OK) == 0);
 	/* nothing allowed: what was used within the last day still stays */
 	setenv("TAPBOOT_CACHE_MB", "0", 1);
-	cli_cache_prune();
+	cache_prune();
 	check(access(e[2], F_OK) != 0);
 	check(access(e[3], F_OK) == 0);
 	check(access(e[4], F_OK) == 0);

@@ -1,0 +1,54 @@
+/* results.h: the results model that run, parse and compare share: one run's top-level tests in
+ * plan order, several VMs' (shards') results merged into one, the counts by verdict, why a run
+ * did not complete, and the exit status. (kunit_tool's kunit_parser.py keeps one Test model
+ * whose counts are totalled in one place; this is that place.) */
+#ifndef TAPBOOT_RESULTS_H
+#define TAPBOOT_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+#include "tap_parser.h"
+
+/* Count tests[0..n) by verdict into count (zeroed first); returns n as the total. */
+unsigned results_count(const struct tap_test *tests, size_t n, unsigned count[VERDICT_COUNT]);
+
+/* One VM's share of a run: what its parser reported and which plan tests it was given. */
+struct results_shard {
+	const struct tap_summary *sum; /* NULL: the VM never started (no parser) */
+	const struct tap_test *tests; /* its parser's top-level results */
+	size_t ntests;
+	const size_t *plan_idx; /* the plan indices the VM ran, in order */
+	size_t nplan;
+};
+
+struct results {
+	/* top-level tests in plan order; shallow copies of the shards' tests (valid while those
+	 * are) after results_merge, owned after results_load_json */
+	struct tap_test *tests;
+	size_t ntests;
+	/* the merged summary: complete only when every shard completed; the first crash line,
+	 * bail reason and kernel release; counts over tests. Its strings are borrowed likewise. */
+	struct tap_summary sum;
+	bool owned;
+};
+
+void results_init(struct results *r);
+void results_release(struct results *r);
+/* Merge the shards of one run into r (initialised): each plan test from the shard that ran it;
+ * a test no shard reported (its VM never started) is missing. plan_names has nplan entries. */
+void results_merge(struct results *r, const struct results_shard *shards, size_t nshards,
+		   const char *const *plan_names, size_t nplan);
+/* Read a results.json (tapboot compare) into r (initialised): tests with name, result,
+ * reason, duration_s, exit_code and subtests; counts recomputed. -1 after a message naming
+ * the file. */
+int results_load_json(struct results *r, const char *path);
+/* Why a stream that did not complete ended, as tapboot parse reports it (a crash, a bail out,
+ * no end marker, no plan, an unmet plan); NULL when it completed. Caller frees. */
+char *results_incomplete_reason(const struct tap_summary *s);
+/* The exit status of a run: 130 when interrupted, else report_exit_status_policy's. */
+int results_exit_status(const struct report_run *r, const struct report_policy *pol,
+			bool interrupted);
+
+#endif
