@@ -7,7 +7,9 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "commands.h"
+#include "accel.h"
 #include "error.h"
+#include "run.h"
 
 static const char build_usage[] =
 	"usage: tapboot build [--arch ARCH] -o FILE [options] INPUT...\n"
@@ -47,7 +49,7 @@ int cmd_build(int argc, char **argv)
 	struct builder_opts bo;
 	struct arch_config cfg;
 	struct plan plan;
-	char *cache = NULL;
+	char *cache = NULL, *init = NULL;
 	int c, status = EXIT_USAGE;
 
 	builder_opts_init(&bo);
@@ -110,13 +112,13 @@ int cmd_build(int argc, char **argv)
 		goto out;
 	}
 	if (!arch)
-#if defined(__aarch64__)
-		arch = "arm64";
-#else
-		arch = "x86_64";
-#endif
+		arch = run_host_arch();
+	if (!*arch) {
+		error("build: cannot tell this host's architecture: pass --arch");
+		goto out;
+	}
 	if (arch_config_load(&cfg, arch_config_dir(), arch) < 0 ||
-	    cli_builder_target(&bo, &cfg, sysroot) < 0)
+	    run_builder_target(&bo, &cfg, sysroot, &init) < 0)
 		goto out;
 	{
 		char *top = cache_dir();
@@ -130,9 +132,8 @@ int cmd_build(int argc, char **argv)
 		goto out;
 	status = 0;
 out:
-	free((char *)bo.init_path);
-	bo.init_path = NULL;
 	builder_opts_release(&bo);
+	free(init);
 	arch_config_release(&cfg);
 	plan_release(&plan);
 	free(cache);

@@ -12,11 +12,6 @@
 int cmd_run(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 
-/* The static init for arch: $TAPBOOT_INIT_DIR/<arch>/init, else the build tree's. Caller frees.
- * NULL after a message saying how to build it. */
-char *cli_find_init(const char *arch);
-/* Fill o->target from cfg, o->init_path for its arch; -1 after a message. */
-int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot);
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */

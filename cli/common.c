@@ -12,50 +12,6 @@
 #include "error.h"
 #include "fs.h"
 
-char *cli_find_init(const char *arch)
-{
-	const char *dir = getenv("TAPBOOT_INIT_DIR");
-	char *path;
-
-	path = xasprintf("%s/init/%s/init", dir && *dir ? dir : TAPBOOT_LIBEXECDIR, arch);
-	if (access(path, R_OK) == 0)
-		return path;
-	if (dir && *dir) {
-		free(path);
-		path = xasprintf("%s/%s/init", dir, arch);
-		if (access(path, R_OK) == 0)
-			return path;
-	}
-	error("no init for %s at '%s': build it with 'make INIT_ARCHES=%s' (needs the %s cross "
-	      "compiler, see 'make help')",
-	      arch, path, arch, arch);
-	free(path);
-	return NULL;
-}
-
-int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot)
-{
-	static const char *host_arch =
-#if defined(__x86_64__)
-		"x86_64";
-#elif defined(__aarch64__)
-		"arm64";
-#else
-		"";
-#endif
-	o->target.arch = cfg->arch;
-	o->target.elf_machine = cfg->elf_machine;
-	o->target.elf_class = cfg->elf_class;
-	if (sysroot)
-		o->target.sysroot = sysroot;
-	else if (!strcmp(cfg->arch, host_arch))
-		o->target.sysroot = "/";
-	else
-		o->target.sysroot = cfg->sysroot && *cfg->sysroot ? cfg->sysroot : "/";
-	o->init_path = cli_find_init(cfg->arch);
-	return o->init_path ? 0 : -1;
-}
-
 int cli_parse_compress(const char *name, enum builder_compress *out)
 {
 	int k = builder_compress_from_name(name);

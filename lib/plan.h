@@ -22,21 +22,13 @@
 #include <stddef.h>
 
 #include "strbuf.h"
+#include "strlist.h"
 
 #define PLAN_DEFAULT_TIMEOUT 45 /* kselftest's default (tools/testing/selftests/kselftest/runner.sh) */
 
 enum plan_flag {
 	PLAN_FLAG_DISRUPTIVE = 1u << 0,
 };
-
-struct strlist {
-	char **v; /* owned strings, NULL-terminated when n > 0 */
-	size_t n, alloc;
-};
-
-void strlist_init(struct strlist *l);
-void strlist_release(struct strlist *l);
-void strlist_push(struct strlist *l, const char *s);
 
 struct plan_test {
 	char *name; /* owned */

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "plan.h" /* struct strlist */
+#include "strlist.h"
 #include "tap_parser.h"
 
 struct report_run {

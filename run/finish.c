@@ -1,0 +1,268 @@
+/* finish.c: after the VMs: the results merged, the reports, the consoles, QEMU's messages,
+ * reproduce.sh, the summary and the exit status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "error.h"
+#include "fs.h"
+#include "kernel_image.h"
+#include "results.h"
+#include "run.h"
+#include "shard.h"
+#include "strbuf.h"
+
+/* The binary a command name runs (PATH search, as execvp does); NULL when none. */
+static char *path_lookup(const char *name)
+{
+	const char *p = getenv("PATH"), *end;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : xstrdup(name);
+	for (p = p ? p : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		char *cand;
+
+		end = strchrnul(p, ':');
+		cand = xasprintf("%.*s/%s", (int)(end - p), p, name);
+		if (!access(cand, X_OK))
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}
+
+/* QEMU's version line into out ("unknown" when it cannot be had). `qemu --version` costs about
+ * 20 ms at the end of every run, so the answer is cached per binary (stat_cache_get: a
+ * reinstalled QEMU has a new inode, mtime and ctime). */
+static void qemu_version(const char *qemu, char *out, size_t n)
+{
+	char *bin = path_lookup(qemu), *vcmd;
+	FILE *fp;
+
+	if (bin && stat_cache_get(STAT_CACHE_QEMU_VERSION, bin, out, n))
+		goto out;
+	snprintf(out, n, "unknown");
+	vcmd = xasprintf("%s --version 2>/dev/null", bin ? bin : qemu);
+	fp = popen(vcmd, "r");
+	free(vcmd);
+	if (!fp)
+		goto out;
+	if (!fgets(out, (int)n, fp))
+		snprintf(out, n, "unknown");
+	out[strcspn(out, "\n")] = '\0';
+	if (pclose(fp) == 0 && bin && strcmp(out, "unknown"))
+		stat_cache_put(STAT_CACHE_QEMU_VERSION, bin, out);
+out:
+	free(bin);
+}
+
+struct reproduce {
+	const struct run *r;
+	const char *cmd_line, *khash, *ihash, *qver;
+};
+
+static int reproduce_write(FILE *fp, const void *ctx)
+{
+	const struct reproduce *x = ctx;
+	const struct run *r = x->r;
+
+	fprintf(fp,
+		"#!/bin/sh\n"
+		"# reproduce.sh: boots this run again with the same kernel, initramfs and QEMU "
+		"command line%s.\n"
+		"# tapboot %s; %s\n"
+		"# kernel    %s\n#   sha256  %s\n"
+		"# initramfs %s\n#   sha256  %s\n"
+		"# boot image %s\n"
+		"# accel: %s\n"
+		"# the tapboot command was:\n#   %s\n"
+		"# (a rerun with tapboot itself rebuilds the image and picks a new nonce)\n",
+		r->nvms > 1 ? "s (one per VM, run one after the other)" : "", TAPBOOT_VERSION,
+		x->qver, r->kernel_image, x->khash, r->initrd, x->ihash, r->boot_kernel,
+		r->accel_note ? r->accel_note : "", x->cmd_line);
+	for (size_t v = 0; v < r->nvms; v++) {
+		char *qcmd = qemu_argv_shell(&r->vms[v].argv);
+
+		if (r->vms[v].argv.n)
+			fprintf(fp, "%s%s\n", r->nvms == 1 ? "exec " : "", qcmd);
+		free(qcmd);
+	}
+	return 0;
+}
+
+static void write_reproduce(struct run *r, const char *cmd_line)
+{
+	char *path = xasprintf("%s/reproduce.sh", r->dir);
+	char khash[65] = "", ihash[65] = "", qver[256];
+	struct reproduce x = { r, cmd_line, khash, ihash, qver };
+
+	if (run_kernel_sha256(r))
+		strcpy(khash, r->kernel_sha256);
+	else
+		strcpy(khash, "unreadable");
+	if (file_sha256(r->initrd, ihash) < 0)
+		strcpy(ihash, "unreadable");
+	qemu_version(r->cfg.qemu, qver, sizeof(qver));
+	if (write_file_atomic(path, WRITE_FILE_QUIET, 0755, reproduce_write, &x) < 0)
+		warning_errno("cannot write '%s'", path);
+	free(path);
+}
+
+/* console.log of a multi-VM run: every VM's raw console one after the other (each begins
+ * with its own begin marker, so `tapboot parse` reads them as one run). */
+static void concat_consoles(struct run *r)
+{
+	char *path = xasprintf("%s/console.log", r->dir);
+	FILE *out = fopen(path, "w");
+	char buf[65536];
+	size_t n;
+
+	for (size_t v = 0; out && v < r->nvms; v++) {
+		FILE *in = fopen(r->vms[v].console_path, "r");
+
+		if (!in)
+			continue;
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, out);
+		fclose(in);
+	}
+	if (!out || fclose(out) != 0)
+		warning_errno("cannot write '%s'", path);
+	free(path);
+}
+
+/* End each VM's parse (the test running when tapboot cut a console off gets the reason) and
+ * gather why VMs did not complete into errors ("VM N: " before each when there are several). */
+static void finish_vms(struct run *r, struct strbuf *errors)
+{
+	for (size_t v = 0; v < r->nvms; v++) {
+		struct vm *vm = &r->vms[v];
+		char *e, *cut;
+
+		if (!vm->parser)
+			continue;
+		cut = vm_cut_reason(r, vm);
+		tap_parser_finish(vm->parser, cut);
+		if (vm->console)
+			fflush(vm->console);
+		e = vm_error(r, vm, tap_parser_summary(vm->parser), cut);
+		free(cut);
+		if (e) {
+			if (errors->len)
+				strbuf_addstr(errors, "; ");
+			if (r->nvms > 1)
+				strbuf_addf(errors, "VM %u: ", vm->index);
+			strbuf_addstr(errors, e);
+			vm->error = e;
+		}
+	}
+}
+
+/* The VMs' results in plan order (results_merge). */
+static void merge_vms(struct run *r, struct results *res)
+{
+	struct results_shard *sh = xcalloc(r->nvms + 1, sizeof(*sh));
+	const char **names = xcalloc(r->plan.n + 1, sizeof(*names));
+
+	for (size_t i = 0; i < r->plan.n; i++)
+		names[i] = r->plan.tests[i].name;
+	for (size_t v = 0; v < r->nvms; v++) {
+		struct vm *vm = &r->vms[v];
+
+		if (vm->parser) {
+			sh[v].sum = tap_parser_summary(vm->parser);
+			sh[v].tests = tap_parser_tests(vm->parser, &sh[v].ntests);
+		}
+		sh[v].plan_idx = vm->tests;
+		sh[v].nplan = vm->ntests;
+	}
+	results_merge(res, sh, r->nvms, names, r->plan.n);
+	free(names);
+	free(sh);
+}
+
+static void write_reports(struct run *r, const struct report_run *rep)
+{
+	static const struct {
+		const char *file;
+		int (*write)(const char *path, const struct report_run *r);
+	} writers[] = {
+		{ "results.json", report_json_write },
+		{ "results.tap", report_tap_write },
+		{ "junit.xml", report_junit_write },
+		{ "kcidb.json", report_kcidb_write },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(writers); i++) {
+		char *p = xasprintf("%s/%s", r->dir, writers[i].file);
+
+		writers[i].write(p, rep);
+		free(p);
+	}
+}
+
+static int put_str(FILE *fp, const void *s)
+{
+	return fputs(s, fp) < 0 ? -1 : 0;
+}
+
+/* What QEMU said on stderr, per VM: qemu.log (qemu.N.log when several). */
+static void write_qemu_logs(struct run *r)
+{
+	for (size_t v = 0; v < r->nvms; v++) {
+		const char *qerr = r->vms[v].qemu_err;
+		char *p;
+
+		if (!qerr || !*qerr)
+			continue;
+		p = r->nvms == 1 ? xasprintf("%s/qemu.log", r->dir) :
+				   xasprintf("%s/qemu.%zu.log", r->dir, v + 1);
+		write_file_atomic(p, WRITE_FILE_QUIET, 0, put_str, qerr);
+		free(p);
+	}
+}
+
+int run_finish(struct run *r, const char *cmd_line)
+{
+	struct report_run rep = { 0 };
+	struct results res;
+	struct strbuf errors = STRBUF_INIT;
+	char *dpath;
+	int status;
+
+	results_init(&res);
+	finish_vms(r, &errors);
+	merge_vms(r, &res);
+	dpath = durations_path(r->cfg.arch);
+	durations_save(dpath, res.tests, res.ntests);
+	free(dpath);
+	if (r->nvms > 1)
+		concat_consoles(r);
+	rep.arch = r->cfg.arch;
+	rep.kernel = r->kernel_image;
+	rep.kernel_release = res.sum.kernel;
+	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
+	rep.suite = r->o->kselftest ? "kselftest" : "tapboot";
+	rep.complete = res.sum.complete;
+	rep.error = errors.len ? errors.buf : NULL;
+	rep.wall_s = now_s() - r->start;
+	rep.tests = res.tests;
+	rep.ntests = res.ntests;
+	rep.summary = &res.sum;
+	write_reports(r, &rep);
+	write_qemu_logs(r);
+	write_reproduce(r, cmd_line);
+	if (r->tty && !r->o->quiet)
+		fputs("\r\033[K", stderr);
+	report_summary_fprint_policy(stdout, &rep, &r->o->policy);
+	if (errors.len)
+		error("%s", errors.buf);
+	printf("results: %s/\n", r->dir);
+	status = results_exit_status(&rep, &r->o->policy, r->interrupted);
+	strbuf_release(&errors);
+	results_release(&res);
+	return status;
+}

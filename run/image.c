@@ -1,0 +1,144 @@
+/* image.c: the initramfs of a run: its inputs (the tests, {arch} expanded; the kselftest
+ * manifest), the init and target for its arch, the builder. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accel.h"
+#include "cache.h"
+#include "error.h"
+#include "kselftest.h"
+#include "run.h"
+#include "strbuf.h"
+
+/* "{arch}" in a test path becomes the run's architecture, so one command line serves a
+ * matrix of kernels (build/guest/{arch}/static/pass). */
+static void add_test_inputs(struct run *r)
+{
+	for (size_t i = 0; i < r->o->ntests; i++) {
+		struct strbuf in = STRBUF_INIT;
+		const char *t = r->o->tests[i], *at;
+
+		strbuf_grow(&in, 0);
+		while ((at = strstr(t, "{arch}"))) {
+			strbuf_add(&in, t, (size_t)(at - t));
+			strbuf_addstr(&in, r->cfg.arch);
+			t = at + strlen("{arch}");
+		}
+		strbuf_addstr(&in, t);
+		strlist_push(&r->inputs, in.buf);
+		strbuf_release(&in);
+	}
+}
+
+char *run_find_init(const char *arch)
+{
+	const char *dir = getenv("TAPBOOT_INIT_DIR");
+	char *path;
+
+	path = xasprintf("%s/init/%s/init", dir && *dir ? dir : TAPBOOT_LIBEXECDIR, arch);
+	if (access(path, R_OK) == 0)
+		return path;
+	if (dir && *dir) {
+		free(path);
+		path = xasprintf("%s/%s/init", dir, arch);
+		if (access(path, R_OK) == 0)
+			return path;
+	}
+	error("no init for %s at '%s': build it with 'make INIT_ARCHES=%s' (needs the %s cross "
+	      "compiler, see 'make help')",
+	      arch, path, arch, arch);
+	free(path);
+	return NULL;
+}
+
+int run_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot,
+		       char **init)
+{
+	o->target.arch = cfg->arch;
+	o->target.elf_machine = cfg->elf_machine;
+	o->target.elf_class = cfg->elf_class;
+	if (sysroot)
+		o->target.sysroot = sysroot;
+	else if (!strcmp(cfg->arch, run_host_arch()))
+		o->target.sysroot = "/";
+	else
+		o->target.sysroot = cfg->sysroot && *cfg->sysroot ? cfg->sysroot : "/";
+	*init = run_find_init(cfg->arch);
+	o->init_path = *init;
+	return *init ? 0 : -1;
+}
+
+static int build_image(struct run *r)
+{
+	struct builder_opts bo;
+	char *top = cache_dir(), *cache = xasprintf("%s/segments", top), *init = NULL;
+	int ret = -1;
+
+	builder_opts_init(&bo);
+	if (run_builder_target(&bo, &r->cfg, r->o->sysroot, &init) < 0)
+		goto out;
+	bo.compress = r->o->compress;
+	bo.busybox = r->o->busybox;
+	bo.modules_dir = r->o->modules_dir;
+	for (size_t i = 0; i < r->o->load_modules.n; i++)
+		strlist_push(&bo.load_modules, r->o->load_modules.v[i]);
+	bo.default_timeout = r->o->timeout_s;
+	bo.cache_dir = cache;
+	bo.kernel_config = r->kernel_config;
+	bo.quiet = r->o->quiet;
+	r->initrd = xasprintf("%s/initramfs.cpio", r->dir);
+	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd, &r->plan);
+out:
+	builder_opts_release(&bo);
+	free(init);
+	free(cache);
+	free(top);
+	return ret;
+}
+
+/* --kselftest: the install tree becomes a manifest in the results directory (kept: it says what
+ * was selected, with which timeouts and skips), which the builder reads like any input. */
+static int kselftest_input(struct run *r)
+{
+	struct kselftest_opts ko;
+	struct kselftest_info info;
+	struct strbuf msg = STRBUF_INIT;
+	char *manifest = xasprintf("%s/kselftest.manifest", r->dir);
+	int ret;
+
+	kselftest_opts_init(&ko);
+	kselftest_info_init(&info);
+	ko.install_dir = r->o->kselftest;
+	for (size_t i = 0; i < r->o->ks_targets.n; i++)
+		strlist_push(&ko.targets, r->o->ks_targets.v[i]);
+	for (size_t i = 0; i < r->o->ks_skip_targets.n; i++)
+		strlist_push(&ko.skip_targets, r->o->ks_skip_targets.v[i]);
+	for (size_t i = 0; i < r->o->ks_tests.n; i++)
+		strlist_push(&ko.tests, r->o->ks_tests.v[i]);
+	ko.src_dir = r->o->kselftest_src;
+	ko.kernel_config = r->kernel_config;
+	ko.modules = r->o->modules_dir != NULL;
+	ko.timeout = r->o->timeout_given ? r->o->timeout_s : 0;
+	ret = kselftest_manifest(&ko, manifest, &info);
+	if (!ret) {
+		kselftest_info_describe(&info, &msg);
+		if (!r->o->quiet)
+			fputs(msg.buf, stderr);
+		strlist_push(&r->inputs, manifest);
+	}
+	strbuf_release(&msg);
+	kselftest_info_release(&info);
+	kselftest_opts_release(&ko);
+	free(manifest);
+	return ret;
+}
+
+int run_build_image(struct run *r)
+{
+	add_test_inputs(r);
+	if (r->o->kselftest && kselftest_input(r) < 0)
+		return -1;
+	return build_image(r);
+}

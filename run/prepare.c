@@ -1,0 +1,391 @@
+/* prepare.c: before a run boots: the kernel (a file or a build directory), the image QEMU boots,
+ * the results directory, the nonce, the tests and kselftest input, the initramfs. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "accel.h"
+#include "cache.h"
+#include "error.h"
+#include "kernel_image.h"
+#include "run.h"
+#include "shard.h"
+#include "strbuf.h"
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A Debian kernel unpacked with dpkg -x has boot/config-VERSION beside boot/vmlinuz-VERSION. */
+static char *config_beside(const char *image)
+{
+	const char *slash = strrchr(image, '/');
+	const char *base = slash ? slash + 1 : image;
+	const char *dash = strchr(base, '-');
+	char *path;
+
+	if (!dash || (strncmp(base, "vmlinuz-", 8) && strncmp(base, "vmlinux-", 8)))
+		return NULL;
+	path = xasprintf("%.*sconfig%s", (int)(base - image), image, dash);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* --kernel: a file, or a build directory whose .config says the arch (never the source
+ * tree's .config: the O= directory is what was built). */
+static int resolve_kernel(struct run *r)
+{
+	const char *k = r->kernel;
+	const char *configs = arch_config_dir();
+	struct kernel_image img;
+	char *arch = NULL;
+	int ret = -1;
+
+	if (is_dir(k)) {
+		char *dotconfig = xasprintf("%s/.config", k);
+
+		if (access(dotconfig, R_OK) < 0) {
+			error_errno("kernel build directory '%s' has no readable .config", k);
+			free(dotconfig);
+			return -1;
+		}
+		r->kernel_config = dotconfig;
+		arch = r->arch ? xstrdup(r->arch) : arch_config_find_kconfig(configs, dotconfig);
+		if (!arch)
+			return error("'%s' names no architecture tapboot knows (%s): pass --arch",
+				     dotconfig, "no CONFIG_X86_64, CONFIG_ARM64, ... set");
+		if (arch_config_load(&r->cfg, configs, arch) < 0)
+			goto out;
+		for (size_t i = 0; i < r->cfg.image_paths.n; i++) {
+			char *p = xasprintf("%s/%s", k, r->cfg.image_paths.v[i]);
+
+			if (access(p, R_OK) == 0) {
+				r->kernel_image = p;
+				break;
+			}
+			free(p);
+		}
+		if (!r->kernel_image) {
+			error("no kernel image in build directory '%s' (looked for %s/{%s%s}): "
+			      "build it first",
+			      k, k, r->cfg.image_paths.n ? r->cfg.image_paths.v[0] : "",
+			      r->cfg.image_paths.n > 1 ? ",..." : "");
+			goto out;
+		}
+	} else {
+		if (access(k, R_OK) < 0) {
+			error_errno("cannot read kernel '%s'", k);
+			return -1;
+		}
+		r->kernel_image = xstrdup(k);
+	}
+	if (kernel_image_probe(r->kernel_image, &img) < 0)
+		goto out;
+	if (!arch) {
+		if (r->arch)
+			arch = xstrdup(r->arch);
+		else if (img.arch)
+			arch = xstrdup(img.arch);
+		else {
+			error("cannot tell the architecture of kernel '%s' (%s): pass --arch",
+			      r->kernel_image, kernel_format_name(img.format));
+			goto out;
+		}
+		if (arch_config_load(&r->cfg, configs, arch) < 0)
+			goto out;
+	}
+	if (img.arch && strcmp(img.arch, r->cfg.arch)) {
+		error("kernel '%s' is %s (%s), not %s", r->kernel_image, img.arch,
+		      kernel_format_name(img.format), r->cfg.arch);
+		goto out;
+	}
+	if (img.format == KERNEL_UNKNOWN)
+		warning("'%s' is no kernel image format tapboot knows; booting it anyway",
+			r->kernel_image);
+	if (r->o->config) {
+		free(r->kernel_config);
+		if (access(r->o->config, R_OK) < 0) {
+			error_errno("cannot read kernel config '%s'", r->o->config);
+			goto out;
+		}
+		r->kernel_config = xstrdup(r->o->config);
+	} else if (!r->kernel_config) {
+		r->kernel_config = config_beside(r->kernel_image);
+	}
+	r->bzimage = img.format == KERNEL_BZIMAGE;
+	r->zimage = img.format == KERNEL_ARM_ZIMAGE;
+	ret = 0;
+out:
+	free(arch);
+	return ret;
+}
+
+/* The kernel image's sha256 (the vmlinux cache key and reproduce.sh), computed at most once per
+ * run and kept in the cache while the file is unchanged (stat_cache_get): hashing Debian's
+ * 33 MB arm64 Image took 30 ms of every run. NULL after a message when it cannot be read. */
+const char *run_kernel_sha256(struct run *r)
+{
+	if (r->kernel_sha256[0])
+		return r->kernel_sha256;
+	if (stat_cache_get(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256,
+			       sizeof(r->kernel_sha256)) &&
+	    strlen(r->kernel_sha256) == 64 &&
+	    strspn(r->kernel_sha256, "0123456789abcdef") == 64)
+		return r->kernel_sha256;
+	if (file_sha256(r->kernel_image, r->kernel_sha256) < 0) {
+		r->kernel_sha256[0] = '\0';
+		return NULL;
+	}
+	stat_cache_put(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256);
+	return r->kernel_sha256;
+}
+
+/* x86: a bzImage decompresses itself for about 4 s under TCG (FACTS.md); when its vmlinux has
+ * a PVH entry, decompress it once on the host (cached by the image's hash) and boot that.
+ * arm: a zImage decompresses its Image for about 2.5 s under TCG (5.7-6.1 s against 3.4-3.5 s
+ * per boot of Debian's armmp kernel here); unpack it on the host as a uImage QEMU loads where
+ * the decompressor would have put it. --boot-as-is keeps the image as given. */
+static void choose_boot_image(struct run *r)
+{
+	char *cache, *unpacked = NULL;
+	const char *sum;
+	struct kernel_image img;
+
+	r->boot_kernel = xstrdup(r->kernel_image);
+	if (r->o->boot_as_is)
+		return;
+	if (r->zimage && r->cfg.zimage_ram_base && (sum = run_kernel_sha256(r))) {
+		cache = cache_dir();
+		if (kernel_image_unpack_zimage(r->kernel_image, sum, r->cfg.zimage_ram_base, cache,
+					       &unpacked, false) == 0) {
+			free(r->boot_kernel);
+			r->boot_kernel = unpacked;
+		}
+		free(cache);
+		return;
+	}
+	if (!r->bzimage || !r->cfg.pvh || !(sum = run_kernel_sha256(r)))
+		return;
+	cache = cache_dir();
+	if (kernel_image_extract_vmlinux(r->kernel_image, sum, cache, &unpacked, false) == 0 &&
+	    kernel_image_probe(unpacked, &img) == 0 && img.has_pvh) {
+		free(r->boot_kernel);
+		r->boot_kernel = unpacked;
+		r->bzimage = false;
+	} else {
+		free(unpacked);
+	}
+	free(cache);
+}
+
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return true;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+char *run_new_results_dir(const char *what)
+{
+	char stamp[32], *dir;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (mkdir("tapboot-out", 0755) < 0 && errno != EEXIST) {
+		error_errno("cannot create 'tapboot-out'");
+		return NULL;
+	}
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	dir = xasprintf("tapboot-out/%s-%s-XXXXXX", stamp, what);
+	if (!mkdtemp(dir)) {
+		error_errno("cannot create a results directory under 'tapboot-out'");
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static int make_results_dir(struct run *r)
+{
+	if (r->out_dir) {
+		if (mkdir(r->out_dir, 0755) < 0) {
+			if (errno != EEXIST || !is_dir(r->out_dir))
+				return error_errno("cannot create results directory '%s'",
+						   r->out_dir);
+			if (!dir_is_empty(r->out_dir) && !r->o->force)
+				return error("results directory '%s' is not empty: pass --force "
+					     "to write into it, or choose another -o",
+					     r->out_dir);
+		} else {
+			r->dir_created = true;
+		}
+		r->dir = xstrdup(r->out_dir);
+	} else {
+		r->dir = run_new_results_dir(r->cfg.arch);
+		if (!r->dir)
+			return -1;
+		r->dir_created = true;
+	}
+	{
+		char *t = xasprintf("%s/tests", r->dir);
+
+		if (mkdir(t, 0755) < 0 && errno != EEXIST) {
+			error_errno("cannot create '%s'", t);
+			free(t);
+			return -1;
+		}
+		free(t);
+	}
+	return 0;
+}
+
+static void make_nonce(char out[33])
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		/* getrandom cannot fail for 16 bytes once the pool is ready; fall back anyway */
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(rand() ^ getpid() ^ time(NULL));
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static char *abs_path(const char *p)
+{
+	char *r = realpath(p, NULL);
+
+	return r ? r : xstrdup(p);
+}
+
+void run_opts_init(struct run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timeout_s = PLAN_DEFAULT_TIMEOUT;
+	o->compress = BUILDER_COMPRESS_NONE;
+	o->boot_s = 120;
+	strlist_init(&o->filters);
+	strlist_init(&o->load_modules);
+	strlist_init(&o->ks_targets);
+	strlist_init(&o->ks_skip_targets);
+	strlist_init(&o->ks_tests);
+	strlist_init(&o->expect_skip);
+}
+
+void run_opts_release(struct run_opts *o)
+{
+	free(o->targets);
+	strlist_release(&o->filters);
+	strlist_release(&o->load_modules);
+	strlist_release(&o->ks_targets);
+	strlist_release(&o->ks_skip_targets);
+	strlist_release(&o->ks_tests);
+	strlist_release(&o->expect_skip);
+}
+
+void run_init(struct run *r, const struct run_opts *o, const struct run_target *t,
+	      const char *out_dir)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->kernel = t->kernel;
+	r->arch = t->arch;
+	r->out_dir = out_dir;
+	strlist_init(&r->inputs);
+	arch_config_init(&r->cfg);
+	plan_init(&r->plan);
+	r->start = now_s();
+	r->tty = isatty(2);
+}
+
+void run_release(struct run *r)
+{
+	for (size_t v = 0; v < r->nvms; v++)
+		vm_release(&r->vms[v]);
+	free(r->vms);
+	arch_config_release(&r->cfg);
+	plan_release(&r->plan);
+	strlist_release(&r->inputs);
+	free(r->kernel_image);
+	free(r->kernel_config);
+	free(r->boot_kernel);
+	free(r->dir);
+	free(r->initrd);
+	free(r->accel_note);
+}
+
+/* Bad input after the results directory was made: leave nothing behind (the builder removes
+ * its own temporary file). */
+static void remove_results_dir(struct run *r)
+{
+	char *t = xasprintf("%s/tests", r->dir), *m = xasprintf("%s/kselftest.manifest", r->dir);
+
+	if (r->dir_created) {
+		unlink(m);
+		rmdir(t);
+		rmdir(r->dir);
+	}
+	free(m);
+	free(t);
+}
+
+int run_prepare(struct run *r)
+{
+	struct durations d;
+	char *dpath, *a;
+
+	if (resolve_kernel(r) < 0)
+		return -1;
+	if (r->o->qemu) {
+		free(r->cfg.qemu);
+		r->cfg.qemu = xstrdup(r->o->qemu);
+	}
+	if (make_results_dir(r) < 0)
+		return -1;
+	if (run_build_image(r) < 0) {
+		remove_results_dir(r);
+		return -1;
+	}
+	a = abs_path(r->initrd);
+	free(r->initrd);
+	r->initrd = a;
+	choose_boot_image(r);
+	make_nonce(r->nonce);
+	/* kselftests spend much of their time asleep (pidfd, ptrace, futex: 9 to 31 s each on
+	 * the host), so several VMs overlap well even on two cores: auto unless -j says
+	 * otherwise. Other runs keep one VM and one raw console unless asked. */
+	r->jobs = r->o->jobs;
+	if (r->o->jobs_auto || (!r->o->jobs && r->o->kselftest))
+		r->jobs = accel_run_jobs(r);
+	dpath = durations_path(r->cfg.arch);
+	durations_load(&d, dpath);
+	shard_plan_vms(r, &d);
+	durations_release(&d);
+	free(dpath);
+	if (!r->o->quiet)
+		fprintf(stderr, "tapboot: %s kernel %s, %zu test%s in %zu VM%s, results in %s/\n",
+			r->cfg.arch, r->kernel_image, r->plan.n, r->plan.n == 1 ? "" : "s", r->nvms,
+			r->nvms == 1 ? "" : "s", r->dir);
+	return 0;
+}

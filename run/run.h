@@ -1,0 +1,155 @@
+/* run.h: one `tapboot run` of one kernel: its options, the run and VM structs, and the three
+ * steps cli/cmd_run.c calls: run_prepare (kernel, results directory, image), run_boot (the VMs)
+ * and run_finish (reports, reproduce.sh, the exit status). Between cli/ and the modules: run/
+ * sees builder/, qemu/, results/ and lib/; cli/ sees run/. The files: prepare.c (kernel, results
+ * directory, nonce), image.c (the initramfs), shard.c (which VM runs what), accel.c (KVM or TCG,
+ * -j auto), vm.c (QEMU processes and their consoles), finish.c (reports, reproduce.sh). */
+#ifndef TAPBOOT_RUN_H
+#define TAPBOOT_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "arch_config.h"
+#include "builder.h"
+#include "launch.h"
+#include "plan.h"
+#include "qemu_argv.h"
+#include "report.h"
+#include "strlist.h"
+#include "tap_parser.h"
+
+enum accel_mode { ACCEL_AUTO, ACCEL_KVM, ACCEL_TCG };
+
+/* One --kernel and its --arch (NULL: read from the image). */
+struct run_target {
+	const char *kernel;
+	const char *arch;
+};
+
+/* The command line, parsed once (cli/cmd_run.c); strings point into argv. */
+struct run_opts {
+	struct run_target *targets; /* owned array: one per --kernel, a matrix when several */
+	size_t ntargets;
+	const char *out_dir;
+	const char *cpu, *machine, *qemu, *append, *sysroot, *modules_dir, *config;
+	unsigned timeout_s;
+	bool timeout_given;
+	bool force, disruptive, quiet;
+	bool boot_as_is; /* --boot-as-is: no host-side unpacking of the kernel image */
+	enum accel_mode accel;
+	int busybox;
+	enum builder_compress compress;
+	unsigned memory_mb, smp;
+	unsigned idle_s, boot_s;
+	unsigned jobs; /* -j: VMs at once */
+	bool jobs_auto; /* -j auto: auto_jobs() decides once the memory is known */
+	const char *kselftest, *kselftest_src;
+	struct strlist ks_targets, ks_skip_targets, ks_tests;
+	struct report_policy policy;
+	struct strlist expect_skip;
+	struct strlist filters, load_modules;
+	char **tests;
+	size_t ntests;
+};
+
+void run_opts_init(struct run_opts *o);
+void run_opts_release(struct run_opts *o);
+
+/* Everything one run owns; released in run_release(). */
+struct vm;
+struct run {
+	const struct run_opts *o;
+	const char *kernel; /* this run's --kernel, --arch and results directory */
+	const char *arch;
+	const char *out_dir;
+	struct arch_config cfg;
+	char *kernel_image; /* the image file (resolved from a build directory) */
+	char *kernel_config; /* the kernel's .config when known */
+	char *boot_kernel; /* what QEMU boots (maybe the extracted vmlinux) */
+	char kernel_sha256[65]; /* of kernel_image, "" until run_kernel_sha256() computed it */
+	bool tcg_single; /* the VMs booting now share the host: TCG thread=single */
+	bool bzimage;
+	bool zimage; /* an arm zImage */
+	char *dir; /* results directory */
+	bool dir_created; /* by this run: removed again when the run fails before booting */
+	char *initrd;
+	char nonce[33];
+	struct plan plan;
+	struct strlist inputs; /* the builder's inputs: the tests, and the kselftest manifest */
+	struct vm *vms; /* nvms: the shards and the disruptive tests' own VMs */
+	size_t nvms;
+	unsigned jobs; /* VMs at once: -j, or what -j auto decided */
+	bool tty, interrupted;
+	int signo;
+	double start;
+	char *accel_note;
+	enum qemu_accel accel;
+};
+
+/* One QEMU process: a shard of the plan, or one disruptive test on its own. */
+struct vm {
+	struct run *r;
+	unsigned index; /* 1-based, for file names and messages */
+	char *select_args; /* tapboot.shard= / tapboot.only= / tapboot.disruptive= for this VM */
+	size_t *tests; /* plan indices this VM runs, in order */
+	size_t ntests;
+	struct tap_parser *parser;
+	FILE *console;
+	char *console_path;
+	FILE *test_log;
+	unsigned test_log_num;
+	bool begun;
+	struct strlist argv;
+	struct qemu_proc proc;
+	bool spawned;
+	enum watch_result res;
+	char *qemu_err;
+	int qemu_status;
+	char *error; /* why this VM's run did not complete */
+};
+
+/* r for target t of o, results in out_dir (NULL: a new directory under ./tapboot-out/). */
+void run_init(struct run *r, const struct run_opts *o, const struct run_target *t,
+	      const char *out_dir);
+void run_release(struct run *r);
+/* Kernel, results directory, tests, image, boot image, nonce, the VMs' plan. -1 after a
+ * message (bad input: nothing left behind in a results directory this run created). */
+int run_prepare(struct run *r);
+/* Boot every VM in waves of r->jobs, reading their consoles; sigfd ends it on a signal. */
+void run_boot(struct run *r, int sigfd);
+/* Reports, consoles, reproduce.sh, the summary on stdout; the exit status. cmd_line is the
+ * tapboot command for reproduce.sh. */
+int run_finish(struct run *r, const char *cmd_line);
+
+/* A new, uniquely named directory under ./tapboot-out/ (never a fixed name, never /tmp):
+ * tapboot-out/YYYYmmdd-HHMMSS-WHAT-XXXXXX. Caller frees; NULL after a message. */
+char *run_new_results_dir(const char *what);
+
+/* The static init for arch: $TAPBOOT_INIT_DIR/<arch>/init, else the build tree's. Caller frees.
+ * NULL after a message saying how to build it. */
+char *run_find_init(const char *arch);
+/* Fill o->target from cfg and o->init_path with the init for its arch (*init: the caller frees
+ * it after the build); -1 after a message. */
+int run_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot,
+		       char **init);
+
+/* ---- between run/'s files ---- */
+
+/* The builder's inputs (the tests with {arch} expanded, the kselftest manifest in the results
+ * directory) into r->initrd, the plan into r->plan (image.c). -1 after a message. */
+int run_build_image(struct run *r);
+
+/* The kernel image's sha256, computed at most once per run (prepare.c); NULL after a message. */
+const char *run_kernel_sha256(struct run *r);
+/* The per-test timeout of plan test i under the options (shard.c). */
+unsigned run_test_timeout(const struct run *r, size_t i);
+/* The idle and deadline limits of a VM (0: none) (vm.c). */
+void vm_limits(const struct vm *vm, double *idle, double *deadline);
+/* What cut a VM's console off, when tapboot did; why its run did not complete (vm.c). Caller
+ * frees; NULL when none. */
+char *vm_cut_reason(struct run *r, const struct vm *vm);
+char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut);
+void vm_release(struct vm *vm);
+
+#endif

@@ -1,0 +1,410 @@
+/* vm.c: the VMs of a run: console callbacks, limits, starting QEMU, waves of VMs supervised
+ * together, the KVM probe's fallback, and why a VM's run did not complete. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "accel.h"
+#include "error.h"
+#include "protocol.h"
+#include "run.h"
+#include "strbuf.h"
+
+/* A test name as a file under tests/: its slashes become directories; nothing escapes. */
+static FILE *open_test_log(struct run *r, const char *name)
+{
+	struct strbuf path = STRBUF_INIT;
+	FILE *fp;
+
+	strbuf_addf(&path, "%s/tests/", r->dir);
+	for (const char *s = name; *s; s++) {
+		if (*s == '/') {
+			if (path.buf[path.len - 1] != '/')
+				mkdir(path.buf, 0755);
+			strbuf_addch(&path, '/');
+		} else if (*s == '.' && (s == name || s[-1] == '/') && s[1] == '.') {
+			strbuf_addch(&path, '_');
+		} else {
+			strbuf_addch(&path, *s);
+		}
+	}
+	strbuf_addstr(&path, ".log");
+	fp = fopen(path.buf, "w");
+	if (!fp)
+		warning_errno("cannot write '%s'", path.buf);
+	strbuf_release(&path);
+	return fp;
+}
+
+static void on_begin(void *ctx, const char *nonce, unsigned ntests)
+{
+	struct vm *vm = ctx;
+
+	(void)ntests;
+	if (nonce && !strcmp(nonce, vm->r->nonce))
+		vm->begun = true;
+}
+
+static void on_run(void *ctx, unsigned num, const char *name)
+{
+	struct vm *vm = ctx;
+
+	if (vm->test_log)
+		fclose(vm->test_log);
+	vm->test_log = open_test_log(vm->r, name);
+	vm->test_log_num = num;
+	if (vm->r->tty && !vm->r->o->quiet) {
+		fprintf(stderr, "\r\033[K  running  %s", name);
+		fflush(stderr);
+	}
+}
+
+static void on_line(void *ctx, unsigned test_num, bool kernel_line, const char *line, size_t len)
+{
+	struct vm *vm = ctx;
+
+	(void)kernel_line;
+	if (vm->test_log && test_num && test_num == vm->test_log_num) {
+		fwrite(line, 1, len, vm->test_log);
+		fputc('\n', vm->test_log);
+	}
+}
+
+static void on_result(void *ctx, const struct tap_test *t)
+{
+	struct vm *vm = ctx;
+
+	if (vm->test_log) {
+		fclose(vm->test_log);
+		vm->test_log = NULL;
+	}
+	if (vm->r->o->quiet)
+		return;
+	fprintf(stderr, "%s  %-7s %7.2fs  %s%s%s\n", vm->r->tty ? "\r\033[K" : "",
+		verdict_name(t->verdict), t->duration_s < 0 ? 0.0 : t->duration_s, t->name,
+		t->reason && *t->reason ? "  # " : "", t->reason ? t->reason : "");
+}
+
+static void on_crash(void *ctx, const char *line)
+{
+	struct vm *vm = ctx;
+
+	if (!vm->r->o->quiet)
+		fprintf(stderr, "%skernel: %s\n", vm->r->tty ? "\r\033[K" : "", line);
+}
+
+static enum watch_action console_data(void *ctx, const char *buf, size_t len)
+{
+	struct vm *vm = ctx;
+	const struct tap_summary *s;
+
+	fwrite(buf, 1, len, vm->console);
+	tap_parser_feed(vm->parser, buf, len);
+	s = tap_parser_summary(vm->parser);
+	if (s->complete)
+		return WATCH_FINISH;
+	if (s->crashed)
+		return WATCH_CRASH;
+	return WATCH_CONTINUE;
+}
+
+/* The deadline: every test's timeout plus a boot allowance and a margin per test for the
+ * init's bookkeeping; the idle limit: the longest test timeout plus a minute, since a test
+ * may be silent for all of its time. A timeout of 0 (none) lifts both. */
+void vm_limits(const struct vm *vm, double *idle, double *deadline)
+{
+	const struct run *r = vm->r;
+	unsigned max = 0;
+	double sum = 0;
+	bool unlimited = false;
+
+	for (size_t i = 0; i < vm->ntests; i++) {
+		unsigned t = run_test_timeout(r, vm->tests[i]);
+
+		if (t == 0)
+			unlimited = true;
+		if (t > max)
+			max = t;
+		sum += t + 10;
+	}
+	*idle = r->o->idle_s ? r->o->idle_s : unlimited ? 0 : max + 60.0;
+	*deadline = unlimited ? 0 : sum + r->o->boot_s;
+}
+
+static char *kernel_extra_args(const struct vm *vm)
+{
+	const struct run *r = vm->r;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, TAPBOOT_ARG_NONCE "%s", r->nonce);
+	if (r->o->timeout_given)
+		strbuf_addf(&sb, " " TAPBOOT_ARG_TIMEOUT "%u", r->o->timeout_s);
+	for (size_t i = 0; i < r->o->filters.n; i++)
+		strbuf_addf(&sb, " " TAPBOOT_ARG_FILTER "%s", r->o->filters.v[i]);
+	if (vm->select_args && *vm->select_args)
+		strbuf_addf(&sb, " %s", vm->select_args);
+	if (r->o->append)
+		strbuf_addf(&sb, " %s", r->o->append);
+	return strbuf_detach(&sb);
+}
+
+/* QEMU's last message line (its stderr's), for a one-line error; caller frees. */
+static char *last_line(const char *s)
+{
+	const char *end = s + strlen(s), *start;
+
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	/* 511 bytes, as the buffer it replaced held: a QEMU message, not a dump */
+	return xstrndup(start, (size_t)(end - start) < 511 ? (size_t)(end - start) : 511);
+}
+
+static void vm_reset(struct vm *vm)
+{
+	if (vm->parser)
+		tap_parser_free(vm->parser);
+	vm->parser = NULL;
+	if (vm->console)
+		fclose(vm->console);
+	vm->console = NULL;
+	if (vm->test_log)
+		fclose(vm->test_log);
+	vm->test_log = NULL;
+	if (vm->spawned)
+		qemu_proc_release(&vm->proc);
+	vm->spawned = false;
+	free(vm->qemu_err);
+	vm->qemu_err = NULL;
+	free(vm->error);
+	vm->error = NULL;
+	vm->begun = false;
+	strlist_release(&vm->argv);
+}
+
+void vm_release(struct vm *vm)
+{
+	vm_reset(vm);
+	free(vm->select_args);
+	free(vm->tests);
+	free(vm->console_path);
+}
+
+/* Console log, parser and QEMU process for one attempt; -1 when QEMU cannot start. */
+static int vm_start(struct vm *vm)
+{
+	struct run *r = vm->r;
+	struct tap_parser_events ev = {
+		.ctx = vm,
+		.on_begin = on_begin,
+		.on_run = on_run,
+		.on_result = on_result,
+		.on_line = on_line,
+		.on_crash = on_crash,
+	};
+	const char **names = xcalloc(vm->ntests + 1, sizeof(*names));
+	struct qemu_boot b = {
+		.cfg = &r->cfg,
+		.kernel = r->boot_kernel,
+		.bzimage = r->bzimage,
+		.initrd = r->initrd,
+		.accel = r->accel,
+		.tcg_single = r->tcg_single,
+		.cpu = r->o->cpu,
+		.machine = r->o->machine,
+		.memory_mb = r->o->memory_mb,
+		.smp = r->o->smp,
+	};
+	char *extra = kernel_extra_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+
+	vm_reset(vm);
+	vm->console = fopen(vm->console_path, "w");
+	if (!vm->console) {
+		error_errno("cannot create '%s'", vm->console_path);
+		free(names);
+		free(extra);
+		free(cmdline);
+		return -1;
+	}
+	vm->parser = tap_parser_new(r->nonce, &ev);
+	for (size_t i = 0; i < vm->ntests; i++)
+		names[i] = r->plan.tests[vm->tests[i]].name;
+	tap_parser_expect(vm->parser, names, vm->ntests);
+	free(names);
+	b.cmdline = cmdline;
+	qemu_argv_build(&b, &vm->argv);
+	free(extra);
+	free(cmdline);
+	vm->qemu_status = -1;
+	if (qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg)) < 0)
+		return -1;
+	vm->spawned = true;
+	return 0;
+}
+
+/* Boot a wave of VMs at once and supervise them; fills each vm's res, qemu_err, status. */
+static void boot_wave(struct run *r, struct vm **vms, size_t n, int sigfd, bool probe_kvm)
+{
+	struct qemu_proc *ps = xcalloc(n, sizeof(*ps));
+	struct watch_opts *os = xcalloc(n, sizeof(*os));
+	enum watch_result *res = xcalloc(n, sizeof(*res));
+	size_t *map = xcalloc(n, sizeof(*map));
+	size_t live = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		vms[i]->res = WATCH_EXITED;
+		if (vm_start(vms[i]) < 0)
+			continue;
+		ps[live] = vms[i]->proc;
+		os[live] = (struct watch_opts){ .signal_fd = -1, .on_console = console_data,
+						.ctx = vms[i] };
+		vm_limits(vms[i], &os[live].idle_s, &os[live].deadline_s);
+		/* KVM boots to the init in about a second where it works; 15 s covers a busy
+		 * host. */
+		if (probe_kvm)
+			os[live].first_line_s = 15;
+		map[live++] = i;
+	}
+	if (live)
+		qemu_watch_all(ps, os, res, live, sigfd, &r->signo);
+	for (size_t j = 0; j < live; j++) {
+		struct vm *vm = vms[map[j]];
+
+		vm->proc = ps[j];
+		vm->res = res[j];
+		vm->qemu_status = vm->proc.exited ? vm->proc.status : -1;
+		vm->qemu_err = xstrdup(vm->proc.err.buf ? vm->proc.err.buf : "");
+		if (res[j] == WATCH_INTERRUPTED)
+			r->interrupted = true;
+	}
+	free(map);
+	free(res);
+	free(os);
+	free(ps);
+}
+
+/* Every VM, in waves of at most r->jobs at a time; KVM under auto falls back to TCG once. */
+void run_boot(struct run *r, int sigfd)
+{
+	size_t jobs = r->jobs ? r->jobs : 1;
+	struct vm **wave = xcalloc(r->nvms + 1, sizeof(*wave));
+	bool kvm = accel_want_kvm(r, "/dev/kvm");
+	size_t at_once = r->nvms < jobs ? r->nvms : jobs;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool probe = kvm && r->o->accel == ACCEL_AUTO, any_begun = false;
+
+		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+		r->tcg_single = !kvm && accel_tcg_share_host(r, at_once, sysconf(_SC_NPROCESSORS_ONLN));
+		if (r->tcg_single) {
+			char *note = xasprintf("%s; one host thread per VM (%zu VMs at once on %ld "
+					       "CPUs)", r->accel_note, at_once,
+					       sysconf(_SC_NPROCESSORS_ONLN));
+
+			free(r->accel_note);
+			r->accel_note = note;
+		}
+		if (!r->o->quiet)
+			fprintf(stderr, "accelerator: %s\n", r->accel_note);
+		for (size_t v = 0; v < r->nvms && !r->interrupted; v += jobs) {
+			size_t n = r->nvms - v < jobs ? r->nvms - v : jobs;
+
+			for (size_t i = 0; i < n; i++)
+				wave[i] = &r->vms[v + i];
+			boot_wave(r, wave, n, sigfd, probe);
+			for (size_t i = 0; i < n; i++)
+				any_begun |= wave[i]->begun;
+			if (probe && !any_begun)
+				break;
+		}
+		if (probe && !any_begun && !r->interrupted) {
+			/* KVM opened but did not boot a guest to the init. */
+			const char *qerr = r->vms[0].qemu_err;
+			char *last = qerr && *qerr ? last_line(qerr) : NULL;
+			char *why = xasprintf("tcg (KVM did not reach the init: %s%s%s)",
+					      r->vms[0].res == WATCH_NO_FIRST_LINE ?
+						      "no output within 15 s" :
+						      "QEMU exited",
+					      last ? "; QEMU said: " : "", last ? last : "");
+
+			free(last);
+			free(r->accel_note);
+			r->accel_note = why;
+			accel_kvm_remember_broken(r);
+			kvm = false;
+			continue;
+		}
+		break;
+	}
+	free(wave);
+}
+
+/* What cut the console off, when tapboot did: the reason the running test gets. */
+char *vm_cut_reason(struct run *r, const struct vm *vm)
+{
+	double idle, deadline;
+
+	vm_limits(vm, &idle, &deadline);
+	switch (vm->res) {
+	case WATCH_IDLE:
+		return xasprintf("no console output for %.0f s: the guest hangs", idle);
+	case WATCH_DEADLINE:
+		return xasprintf("the run passed its deadline of %.0f s", deadline);
+	case WATCH_INTERRUPTED:
+		return xasprintf("interrupted by %s", strsignal(r->signo));
+	case WATCH_NO_FIRST_LINE:
+		return xstrdup("no console output from the guest");
+	default:
+		return NULL;
+	}
+}
+
+static char *vm_error_base(struct run *r, struct vm *vm, const struct tap_summary *s,
+			   const char *cut)
+{
+	const char *qerr = vm->qemu_err;
+
+	if (s->complete)
+		return NULL;
+	if (s->crashed && s->crash_line)
+		return xasprintf("kernel crashed: %s", s->crash_line);
+	if (cut)
+		return xstrdup(cut);
+	if (!vm->spawned)
+		return xasprintf("QEMU could not be started ('%s')", r->cfg.qemu);
+	if (!vm->begun) {
+		char *last = qerr && *qerr ? last_line(qerr) : NULL;
+		char *e = xasprintf("the guest never reached tapboot's init (QEMU %s%s%s)",
+				    vm->qemu_status > 0 ? "exited with an error" : "exited",
+				    last ? ": " : "", last ? last : "");
+
+		free(last);
+		return e;
+	}
+	return xstrdup("the guest stopped before the end of the run (no end marker with this "
+		       "run's nonce)");
+}
+
+/* Why a VM's run did not complete, or NULL. When the guest hung or QEMU ended before the init,
+ * with no kernel report to explain it, and QEMU booted what tapboot unpacked (the x86 PVH
+ * vmlinux, the arm Image), the message says so and names --boot-as-is, the way to tell
+ * tapboot's unpacking from the kernel's own fault. */
+char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut)
+{
+	char *e = vm_error_base(r, vm, s, cut), *hinted;
+
+	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED ||
+	    !strcmp(r->boot_kernel, r->kernel_image))
+		return e;
+	hinted = xasprintf("%s; QEMU booted the kernel tapboot unpacked on the host (%s): "
+			   "--boot-as-is boots '%s' itself",
+			   e, r->boot_kernel, r->kernel_image);
+	free(e);
+	return hinted;
+}
