@@ -22,8 +22,13 @@ WARN := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototype
 	-Wwrite-strings -Wshadow
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
-HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Iresults -Irun -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
+HOST_CFLAGS := $(BASE_CFLAGS) -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
+# The include paths are the dependency rule (docs/DESIGN.md): a module (builder/, qemu/,
+# results/) sees only lib/ (and its own folder's headers, by "" lookup); run/ sees the modules;
+# cli/ sees run/ too. An include the wrong way fails to compile.
+MODULE_INC := -Ibuilder -Iqemu -Iresults
+inc_of = $(if $(filter cli/% run/%,$(1)),$(MODULE_INC) -Irun)
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
 # libarchive drags in libxml2, ICU and libstdc++ for formats tapboot never writes, and loading
@@ -102,12 +107,13 @@ inits: $(INITS)
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(HOST_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(HOST_CFLAGS) $(call inc_of,$<) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(OUT)/obj-san/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC-SAN  $<')
-	$(Q)$(CC) $(HOST_CFLAGS) -DTAPBOOT_HOST_TEST -O1 -g $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(HOST_CFLAGS) $(call inc_of,$<) -DTAPBOOT_HOST_TEST -O1 -g $(SAN_FLAGS) -MMD -MP \
+		-c -o $@ $<
 
 $(LIBTAPBOOT): $(call host_obj,$(filter-out $(HOST_MAIN),$(HOST_SRCS)) $(LIB_SRCS))
 	$(Q)rm -f $@ && ar rcs $@ $^
