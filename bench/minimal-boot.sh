@@ -1,7 +1,7 @@
 #!/bin/bash
 # minimal-boot.sh ARCH minimal|naive: the boot baselines for bench/run.sh, hand-written QEMU
 # command lines booting Debian's kernel with one trivial TAP line and powering off.
-#   minimal: the best settings known here (docs FACTS.md): x86_64 q35 with qboot and the PVH vmlinux
+#   minimal: the best settings known here (README "How a run goes", measured by bench/run.sh): x86_64 q35 with qboot and the PVH vmlinux
 #            (tapboot's cached extraction, or scripts/extract-vmlinux from linux-source), arm64
 #            -cpu cortex-a57; bench/minimal-init.c as /init in a GNU cpio archive.
 #   naive:   x86_64 -M pc with the bzImage, arm64 -cpu max; a busybox sh script as /init.

@@ -930,7 +930,7 @@ static int append_file(int out, const char *path, const char *what)
 
 /* One segment through the cache: reuse cache_dir/KEY.cpio, or write it there (temporary
  * name, renamed) and append it. A reused segment's mtime is set to now: the cache's upkeep
- * (cli_cache_prune) removes the least recently used first. */
+ * (cache_prune) removes the least recently used first. */
 static int write_cached(const struct image *img, unsigned seg, enum builder_compress c,
 			const char *cache_dir, int out, const char *what, unsigned *hits)
 {

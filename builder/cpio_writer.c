@@ -1,5 +1,6 @@
-/* cpio_writer.c: image entries -> newc cpio through libarchive; the only file that includes
- * <archive.h>. Every call is checked, archive_write_close() comes before archive_write_free()
+/* cpio_writer.c: image entries -> newc cpio through libarchive; the builder's only file that
+ * includes <archive.h> (qemu/kernel_image.c is the other: it reads compressed kernels). Every
+ * call is checked, archive_write_close() comes before archive_write_free()
  * (libarchive's examples/tarfilter.c). */
 #include "image.h"
 

@@ -41,7 +41,7 @@ const char *elfinfo_machine_name(unsigned m)
 	case EM_386:
 		return "i386";
 	case EM_AARCH64:
-		return "aarch64";
+		return "arm64"; /* as users type it (the ELF name is aarch64) */
 	case EM_ARM:
 		return "arm";
 	case EM_PPC64:

@@ -426,50 +426,133 @@ static char *expand_env(const char *s, const char *file, unsigned line)
 	return strbuf_detach(&sb);
 }
 
-static const char *const list_usage[] = {
-	"file <name> <location> <mode> <uid> <gid> [<hard links>]",
-	"dir <name> <mode> <uid> <gid>",
-	"nod <name> <mode> <uid> <gid> <dev_type> <maj> <min>",
-	"slink <name> <target> <mode> <uid> <gid>",
-	"pipe <name> <mode> <uid> <gid>",
-	"sock <name> <mode> <uid> <gid>",
+/* What one gen_init_cpio line's handler gets: the words after the keyword, parsed mode and
+ * the normalised name. */
+struct list_args {
+	struct inputs *in;
+	char **w;
+	char *extra, **rest; /* file: the first hard link and the rest of the line */
+	const char *file, *name, *origin, *usage;
+	unsigned line, mode;
+};
+
+static struct image_entry *list_file(struct list_args *a)
+{
+	char *loc = expand_env(a->w[1], a->file, a->line);
+	struct image_entry *e;
+
+	if (!loc)
+		return NULL;
+	e = image_add_file(a->in->img, a->name, loc, a->mode, a->origin);
+	if (e) {
+		for (char *l = a->extra; l; l = next_word(a->rest)) {
+			char *ln = image_path_normalise(l, a->origin);
+
+			if (!ln) {
+				e = NULL;
+				break;
+			}
+			strlist_push(&e->links, ln);
+			free(ln);
+		}
+	}
+	if (e && (a->mode & 0111) && !strncmp(a->name, TESTS_DIR "/", strlen(TESTS_DIR) + 1) &&
+	    !add_test(a->in, a->name + strlen(TESTS_DIR) + 1, a->name, loc, a->origin))
+		e = NULL;
+	free(loc);
+	return e;
+}
+
+static struct image_entry *list_dir(struct list_args *a)
+{
+	return image_add_dir(a->in->img, a->name, a->mode, a->origin);
+}
+
+static struct image_entry *list_nod(struct list_args *a)
+{
+	unsigned maj, min;
+
+	if (strcmp(a->w[4], "c") && strcmp(a->w[4], "b")) {
+		error_at(a->file, a->line, "device type '%s' is not 'c' or 'b' (expected '%s')",
+			 a->w[4], a->usage);
+		return NULL;
+	}
+	if (!parse_uint(a->w[5], &maj) || !parse_uint(a->w[6], &min)) {
+		error_at(a->file, a->line, "bad device number '%s %s' (expected '%s')", a->w[5],
+			 a->w[6], a->usage);
+		return NULL;
+	}
+	return image_add_special(a->in->img, a->name, a->w[4][0] == 'c' ? IMAGE_CHR : IMAGE_BLK,
+				 a->mode, maj, min, a->origin);
+}
+
+static struct image_entry *list_slink(struct list_args *a)
+{
+	struct image_entry *e = image_add_symlink(a->in->img, a->name, a->w[1], a->origin);
+
+	if (e)
+		e->perm = a->mode;
+	return e;
+}
+
+static struct image_entry *list_pipe(struct list_args *a)
+{
+	return image_add_special(a->in->img, a->name, IMAGE_FIFO, a->mode, 0, 0, a->origin);
+}
+
+static struct image_entry *list_sock(struct list_args *a)
+{
+	return image_add_special(a->in->img, a->name, IMAGE_SOCK, a->mode, 0, 0, a->origin);
+}
+
+/* The gen_init_cpio list format, a keyword -> handler table as usr/gen_init_cpio.c has it:
+ * words after the keyword, where the mode (then uid, gid) stands, whether more words may
+ * follow (a file's hard links). */
+static const struct list_type {
+	const char *kw;
+	const char *usage;
+	unsigned nwords, mode_at;
+	bool links;
+	struct image_entry *(*add)(struct list_args *a);
+} list_types[] = {
+	{ "file", "file <name> <location> <mode> <uid> <gid> [<hard links>]", 5, 2, true,
+	  list_file },
+	{ "dir", "dir <name> <mode> <uid> <gid>", 4, 1, false, list_dir },
+	{ "nod", "nod <name> <mode> <uid> <gid> <dev_type> <maj> <min>", 7, 1, false, list_nod },
+	{ "slink", "slink <name> <target> <mode> <uid> <gid>", 5, 2, false, list_slink },
+	{ "pipe", "pipe <name> <mode> <uid> <gid>", 4, 1, false, list_pipe },
+	{ "sock", "sock <name> <mode> <uid> <gid>", 4, 1, false, list_sock },
 };
 
 static int list_line(struct inputs *in, char *p, const char *file, unsigned line)
 {
-	char *kw = next_word(&p), *w[8] = {0}, *extra;
-	unsigned nw = 0, want, mode, uid, gid, kind;
-	char *origin, *name = NULL;
-	struct image_entry *e = NULL;
+	char *kw = next_word(&p), *w[8] = {0}, *extra, *origin, *name = NULL;
+	const struct list_type *t = NULL;
+	struct list_args a;
+	struct image_entry *e;
+	unsigned nw = 0, mode, uid, gid;
 	int ret = -1;
 
-	for (kind = 0; kind < ARRAY_SIZE(list_usage); kind++)
-		if (!strncmp(list_usage[kind], kw, strlen(kw)) &&
-		    list_usage[kind][strlen(kw)] == ' ')
-			break;
-	if (kind == ARRAY_SIZE(list_usage))
+	for (size_t i = 0; i < ARRAY_SIZE(list_types) && !t; i++)
+		if (!strcmp(list_types[i].kw, kw))
+			t = &list_types[i];
+	if (!t)
 		return error_at(file, line,
 				"unknown type '%s' (expected file, dir, nod, slink, pipe or sock; "
 				"a file without execute permission is read as a gen_init_cpio list: "
 				"chmod +x it if it is a test)",
 				kw);
-	want = kind == 0 || kind == 3 ? 5 : kind == 2 ? 7 : 4;
-	while (nw < want && (w[nw] = next_word(&p)))
+	while (nw < t->nwords && (w[nw] = next_word(&p)))
 		nw++;
 	extra = next_word(&p);
-	if (nw < want || (extra && kind != 0))
-		return error_at(file, line, "expected '%s'", list_usage[kind]);
-	/* The mode, uid and gid are at fixed positions per kind. */
-	{
-		unsigned at = kind == 0 || kind == 3 ? 2 : 1;
-
-		if (!parse_octal(w[at], &mode))
-			return error_at(file, line, "'%s' is not an octal mode (expected '%s')",
-					w[at], list_usage[kind]);
-		if (!parse_uint(w[at + 1], &uid) || !parse_uint(w[at + 2], &gid))
-			return error_at(file, line, "bad uid or gid '%s %s' (expected '%s')",
-					w[at + 1], w[at + 2], list_usage[kind]);
-	}
+	if (nw < t->nwords || (extra && !t->links))
+		return error_at(file, line, "expected '%s'", t->usage);
+	if (!parse_octal(w[t->mode_at], &mode))
+		return error_at(file, line, "'%s' is not an octal mode (expected '%s')",
+				w[t->mode_at], t->usage);
+	if (!parse_uint(w[t->mode_at + 1], &uid) || !parse_uint(w[t->mode_at + 2], &gid))
+		return error_at(file, line, "bad uid or gid '%s %s' (expected '%s')",
+				w[t->mode_at + 1], w[t->mode_at + 2], t->usage);
 	origin = xasprintf("%s:%u", file, line);
 	name = image_path_normalise(w[0], origin);
 	if (!name)
@@ -481,63 +564,10 @@ static int list_line(struct inputs *in, char *p, const char *file, unsigned line
 		ret = 0;
 		goto out;
 	}
-	switch (kind) {
-	case 0: {
-		char *loc = expand_env(w[1], file, line);
-
-		if (!loc)
-			goto out;
-		e = image_add_file(in->img, name, loc, mode, origin);
-		if (e) {
-			for (char *l = extra; l; l = next_word(&p)) {
-				char *ln = image_path_normalise(l, origin);
-
-				if (!ln) {
-					e = NULL;
-					break;
-				}
-				strlist_push(&e->links, ln);
-				free(ln);
-			}
-		}
-		if (e && (mode & 0111) && !strncmp(name, TESTS_DIR "/", strlen(TESTS_DIR) + 1) &&
-		    !add_test(in, name + strlen(TESTS_DIR) + 1, name, loc, origin))
-			e = NULL;
-		free(loc);
-		break;
-	}
-	case 1:
-		e = image_add_dir(in->img, name, mode, origin);
-		break;
-	case 2: {
-		unsigned maj, min;
-
-		if (strcmp(w[4], "c") && strcmp(w[4], "b")) {
-			error_at(file, line, "device type '%s' is not 'c' or 'b' (expected '%s')",
-				 w[4], list_usage[kind]);
-			goto out;
-		}
-		if (!parse_uint(w[5], &maj) || !parse_uint(w[6], &min)) {
-			error_at(file, line, "bad device number '%s %s' (expected '%s')", w[5],
-				 w[6], list_usage[kind]);
-			goto out;
-		}
-		e = image_add_special(in->img, name, w[4][0] == 'c' ? IMAGE_CHR : IMAGE_BLK, mode,
-				      maj, min, origin);
-		break;
-	}
-	case 3:
-		e = image_add_symlink(in->img, name, w[1], origin);
-		if (e)
-			e->perm = mode;
-		break;
-	case 4:
-		e = image_add_special(in->img, name, IMAGE_FIFO, mode, 0, 0, origin);
-		break;
-	case 5:
-		e = image_add_special(in->img, name, IMAGE_SOCK, mode, 0, 0, origin);
-		break;
-	}
+	a = (struct list_args){ .in = in, .w = w, .extra = extra, .rest = &p, .file = file,
+				.name = name, .origin = origin, .usage = t->usage, .line = line,
+				.mode = mode };
+	e = t->add(&a);
 	if (e) {
 		e->uid = uid;
 		e->gid = gid;

@@ -1,6 +1,7 @@
 /* launch.c: QEMU process supervision. The console is read through a pipe, never a pty or a
  * file in /tmp; QEMU runs in its own process group so a terminal's Ctrl-C reaches only us, and
- * we decide how QEMU stops (it exits cleanly on SIGTERM, FACTS.md). */
+ * we decide how QEMU stops (it exits cleanly on SIGTERM, which the README's exit status 130
+ * relies on). */
 #include "launch.h"
 
 #include <errno.h>

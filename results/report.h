@@ -37,7 +37,7 @@ void report_summary_fprint(FILE *fp, const struct report_run *r);
 /* 0 all passed/skipped, 1 a test failed (verdict_is_failure), 3 the run did not complete. */
 int report_exit_status(const struct report_run *r);
 
-/* The skip policy (issue 6), settling kselftest's skip-versus-fail argument:
+/* The skip policy (README "Exit status"), settling kselftest's skip-versus-fail argument:
  *   skip = REPORT_SKIP_OK, expect_skip NULL: a skip never fails the run (the default; the
  *     summary still lists every skip with its reason);
  *   skip = REPORT_SKIP_FAIL, expect_skip NULL: any skip fails the run;

@@ -151,7 +151,7 @@ const char *run_kernel_sha256(struct run *r)
 	return r->kernel_sha256;
 }
 
-/* x86: a bzImage decompresses itself for about 4 s under TCG (FACTS.md); when its vmlinux has
+/* x86: a bzImage decompresses itself for about 4 s under TCG (README, x86_64); when its vmlinux has
  * a PVH entry, decompress it once on the host (cached by the image's hash) and boot that.
  * arm: a zImage decompresses its Image for about 2.5 s under TCG (5.7-6.1 s against 3.4-3.5 s
  * per boot of Debian's armmp kernel here); unpack it on the host as a uImage QEMU loads where

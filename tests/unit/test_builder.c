@@ -496,7 +496,7 @@ static void test_bad_inputs(void)
 		check_int(st, ==, 0);
 		err = build(&o, in, 1, tmp("bad.cpio"), &p, &ret);
 		check_int(ret, ==, -1);
-		if (asprintf(&want, "tapboot: '%s' is built for aarch64, the kernel is x86_64\n",
+		if (asprintf(&want, "tapboot: '%s' is built for arm64, the kernel is x86_64\n",
 			     tmp("arm64-static")) < 0)
 			exit(1);
 		check_str(err, want);
@@ -530,7 +530,7 @@ static void test_bad_inputs(void)
 		o.init_path = tmp("init");
 		check_int(ret, ==, -1);
 		if (asprintf(&want,
-			     "tapboot: the init '%s' is built for aarch64 (64-bit), the kernel is "
+			     "tapboot: the init '%s' is built for arm64 (64-bit), the kernel is "
 			     "x86_64 (64-bit)\n",
 			     tmp("arm64-static")) < 0)
 			exit(1);
