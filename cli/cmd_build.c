@@ -29,17 +29,11 @@ static const char build_usage[] =
 
 int cmd_build(int argc, char **argv)
 {
-	enum { OPT_ARCH = 256, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT, OPT_MODULES, OPT_MODULE,
-	       OPT_TIMEOUT, OPT_CONFIG, OPT_HELP };
+	enum { OPT_ARCH = 256, OPT_TIMEOUT, OPT_CONFIG, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, OPT_ARCH },
 		{ "output", required_argument, NULL, 'o' },
-		{ "compress", required_argument, NULL, OPT_COMPRESS },
-		{ "busybox", no_argument, NULL, OPT_BUSYBOX },
-		{ "no-busybox", no_argument, NULL, OPT_NO_BUSYBOX },
-		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-		{ "modules", required_argument, NULL, OPT_MODULES },
-		{ "module", required_argument, NULL, OPT_MODULE },
+		CLI_IMAGE_LONGOPTS,
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -58,31 +52,18 @@ int cmd_build(int argc, char **argv)
 	bo.default_timeout = PLAN_DEFAULT_TIMEOUT;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		int taken = cli_image_option(&bo, &sysroot, c, optarg);
+
+		if (taken < 0)
+			goto out;
+		if (taken)
+			continue;
 		switch (c) {
 		case OPT_ARCH:
 			arch = optarg;
 			break;
 		case 'o':
 			out = optarg;
-			break;
-		case OPT_COMPRESS:
-			if (cli_parse_compress(optarg, &bo.compress) < 0)
-				goto out;
-			break;
-		case OPT_BUSYBOX:
-			bo.busybox = 1;
-			break;
-		case OPT_NO_BUSYBOX:
-			bo.busybox = -1;
-			break;
-		case OPT_SYSROOT:
-			sysroot = optarg;
-			break;
-		case OPT_MODULES:
-			bo.modules_dir = optarg;
-			break;
-		case OPT_MODULE:
-			strlist_push(&bo.load_modules, optarg);
 			break;
 		case OPT_TIMEOUT:
 			if (cli_parse_seconds(optarg, &bo.default_timeout) < 0) {

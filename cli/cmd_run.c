@@ -77,8 +77,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 {
 	enum {
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
-		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT,
-		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
+		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
 		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_SKIP, OPT_EXPECT_SKIP, OPT_BOOT_AS_IS,
 	};
 	static const struct option longopts[] = {
@@ -95,12 +94,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "qemu", required_argument, NULL, OPT_QEMU },
 		{ "append", required_argument, NULL, OPT_APPEND },
 		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "compress", required_argument, NULL, OPT_COMPRESS },
-		{ "busybox", no_argument, NULL, OPT_BUSYBOX },
-		{ "no-busybox", no_argument, NULL, OPT_NO_BUSYBOX },
-		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-		{ "modules", required_argument, NULL, OPT_MODULES },
-		{ "module", required_argument, NULL, OPT_MODULE },
+		CLI_IMAGE_LONGOPTS,
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "disruptive", no_argument, NULL, OPT_DISRUPTIVE },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
@@ -124,8 +118,13 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 
 	optind = 0; /* 0, not 1: GNU getopt fully re-initialises (tests call cmd_run again) */
 	while ((c = getopt_long(argc, argv, "o:qhj:t:", longopts, NULL)) != -1) {
+		int taken = cli_image_option(&o->image, &o->sysroot, c, optarg);
 		unsigned v;
 
+		if (taken < 0)
+			goto out;
+		if (taken)
+			continue;
 		switch (c) {
 		case OPT_KERNEL:
 			xgrow(&o->targets, &alloc, o->ntargets + 1, sizeof(*o->targets));
@@ -187,25 +186,6 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case OPT_CONFIG:
 			o->config = optarg;
-			break;
-		case OPT_COMPRESS:
-			if (cli_parse_compress(optarg, &o->compress) < 0)
-				goto out;
-			break;
-		case OPT_BUSYBOX:
-			o->busybox = 1;
-			break;
-		case OPT_NO_BUSYBOX:
-			o->busybox = -1;
-			break;
-		case OPT_SYSROOT:
-			o->sysroot = optarg;
-			break;
-		case OPT_MODULES:
-			o->modules_dir = optarg;
-			break;
-		case OPT_MODULE:
-			strlist_push(&o->load_modules, optarg);
 			break;
 		case OPT_FILTER:
 			if (strpbrk(optarg, " \t\n")) {

@@ -12,6 +12,26 @@
 int cmd_run(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 
+/* The initramfs options tapboot run and tapboot build share: one table (expanded into each
+ * command's getopt table, needs <getopt.h>) and one parser. */
+enum {
+	CLI_OPT_COMPRESS = 1000,
+	CLI_OPT_BUSYBOX,
+	CLI_OPT_NO_BUSYBOX,
+	CLI_OPT_SYSROOT,
+	CLI_OPT_MODULES,
+	CLI_OPT_MODULE,
+};
+#define CLI_IMAGE_LONGOPTS \
+	{ "compress", required_argument, NULL, CLI_OPT_COMPRESS }, \
+	{ "busybox", no_argument, NULL, CLI_OPT_BUSYBOX }, \
+	{ "no-busybox", no_argument, NULL, CLI_OPT_NO_BUSYBOX }, \
+	{ "sysroot", required_argument, NULL, CLI_OPT_SYSROOT }, \
+	{ "modules", required_argument, NULL, CLI_OPT_MODULES }, \
+	{ "module", required_argument, NULL, CLI_OPT_MODULE }
+/* getopt's c (with arg) into bo and *sysroot when it is one of CLI_IMAGE_LONGOPTS: 1 taken,
+ * 0 not one of them, -1 after a message. */
+int cli_image_option(struct builder_opts *bo, const char **sysroot, int c, const char *arg);
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */

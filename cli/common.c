@@ -1,4 +1,4 @@
-/* common.c: what tapboot run and tapboot build share: finding the init, targets, option values. */
+/* common.c: what tapboot run and tapboot build share: option values, the initramfs options. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -35,3 +35,28 @@ int cli_parse_seconds(const char *s, unsigned *out)
 	return 0;
 }
 
+
+int cli_image_option(struct builder_opts *bo, const char **sysroot, int c, const char *arg)
+{
+	switch (c) {
+	case CLI_OPT_COMPRESS:
+		return cli_parse_compress(arg, &bo->compress) < 0 ? -1 : 1;
+	case CLI_OPT_BUSYBOX:
+		bo->busybox = 1;
+		return 1;
+	case CLI_OPT_NO_BUSYBOX:
+		bo->busybox = -1;
+		return 1;
+	case CLI_OPT_SYSROOT:
+		*sysroot = arg;
+		return 1;
+	case CLI_OPT_MODULES:
+		bo->modules_dir = arg;
+		return 1;
+	case CLI_OPT_MODULE:
+		strlist_push(&bo->load_modules, arg);
+		return 1;
+	default:
+		return 0;
+	}
+}

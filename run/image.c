@@ -79,11 +79,11 @@ static int build_image(struct run *r)
 	builder_opts_init(&bo);
 	if (run_builder_target(&bo, &r->cfg, r->o->sysroot, &init) < 0)
 		goto out;
-	bo.compress = r->o->compress;
-	bo.busybox = r->o->busybox;
-	bo.modules_dir = r->o->modules_dir;
-	for (size_t i = 0; i < r->o->load_modules.n; i++)
-		strlist_push(&bo.load_modules, r->o->load_modules.v[i]);
+	bo.compress = r->o->image.compress;
+	bo.busybox = r->o->image.busybox;
+	bo.modules_dir = r->o->image.modules_dir;
+	for (size_t i = 0; i < r->o->image.load_modules.n; i++)
+		strlist_push(&bo.load_modules, r->o->image.load_modules.v[i]);
 	bo.default_timeout = r->o->timeout_s;
 	bo.cache_dir = cache;
 	bo.kernel_config = r->kernel_config;
@@ -119,7 +119,7 @@ static int kselftest_input(struct run *r)
 		strlist_push(&ko.tests, r->o->ks_tests.v[i]);
 	ko.src_dir = r->o->kselftest_src;
 	ko.kernel_config = r->kernel_config;
-	ko.modules = r->o->modules_dir != NULL;
+	ko.modules = r->o->image.modules_dir != NULL;
 	ko.timeout = r->o->timeout_given ? r->o->timeout_s : 0;
 	ret = kselftest_manifest(&ko, manifest, &info);
 	if (!ret) {

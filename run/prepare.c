@@ -283,10 +283,9 @@ void run_opts_init(struct run_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = PLAN_DEFAULT_TIMEOUT;
-	o->compress = BUILDER_COMPRESS_NONE;
+	builder_opts_init(&o->image);
 	o->boot_s = 120;
 	strlist_init(&o->filters);
-	strlist_init(&o->load_modules);
 	strlist_init(&o->ks_targets);
 	strlist_init(&o->ks_skip_targets);
 	strlist_init(&o->ks_tests);
@@ -297,7 +296,7 @@ void run_opts_release(struct run_opts *o)
 {
 	free(o->targets);
 	strlist_release(&o->filters);
-	strlist_release(&o->load_modules);
+	builder_opts_release(&o->image);
 	strlist_release(&o->ks_targets);
 	strlist_release(&o->ks_skip_targets);
 	strlist_release(&o->ks_tests);

@@ -32,14 +32,14 @@ struct run_opts {
 	struct run_target *targets; /* owned array: one per --kernel, a matrix when several */
 	size_t ntargets;
 	const char *out_dir;
-	const char *cpu, *machine, *qemu, *append, *sysroot, *modules_dir, *config;
+	const char *cpu, *machine, *qemu, *append, *sysroot, *config;
+	/* --compress, --busybox, --modules, --module: copied into the build's builder_opts */
+	struct builder_opts image;
 	unsigned timeout_s;
 	bool timeout_given;
 	bool force, disruptive, quiet;
 	bool boot_as_is; /* --boot-as-is: no host-side unpacking of the kernel image */
 	enum accel_mode accel;
-	int busybox;
-	enum builder_compress compress;
 	unsigned memory_mb, smp;
 	unsigned idle_s, boot_s;
 	unsigned jobs; /* -j: VMs at once */
@@ -48,7 +48,7 @@ struct run_opts {
 	struct strlist ks_targets, ks_skip_targets, ks_tests;
 	struct report_policy policy;
 	struct strlist expect_skip;
-	struct strlist filters, load_modules;
+	struct strlist filters;
 	char **tests;
 	size_t ntests;
 };
