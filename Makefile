@@ -4,7 +4,10 @@ O ?= build
 V ?= 0
 SANITIZE ?=
 CC ?= gcc
-HOST_ARCH := $(shell uname -m | sed -e 's/aarch64/arm64/' -e 's/i.86/i386/' -e 's/ppc64le/ppc64le/')
+# The host's architecture: the config whose uname_machine lists `uname -m` (the table
+# lib/arch_config.c reads too).
+HOST_ARCH := $(basename $(notdir $(shell grep -lE \
+	"^uname_machine[[:space:]]*=(.*[[:space:]])?$$(uname -m)([[:space:]]|$$)" configs/*.conf)))
 ARCH ?= $(HOST_ARCH)
 CROSS_COMPILE ?=
 

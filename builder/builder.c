@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch_config.h"
 #include "elfinfo.h"
 #include "error.h"
 #include "fs.h"
@@ -23,21 +24,13 @@
 #define TAPBOOT_SRCDIR "."
 #endif
 
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#elif defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#elif defined(__i386__)
-#define HOST_MACHINE EM_386
-#elif defined(__arm__)
-#define HOST_MACHINE EM_ARM
-#elif defined(__powerpc64__)
-#define HOST_MACHINE EM_PPC64
-#elif defined(__riscv)
-#define HOST_MACHINE EM_RISCV
-#else
-#define HOST_MACHINE EM_NONE
-#endif
+/* Binaries of the host's machine run here: from the configs (lib/arch_config.c). */
+static bool runs_here(const struct builder_target *t)
+{
+	const struct arch_config *h = arch_config_host();
+
+	return h && h->elf_machine == t->elf_machine;
+}
 
 static const char *const compress_names[] = {
 	[BUILDER_COMPRESS_NONE] = "none", [BUILDER_COMPRESS_GZIP] = "gzip",
@@ -67,9 +60,11 @@ const char *builder_compress_name(enum builder_compress c)
 
 void builder_opts_init(struct builder_opts *o)
 {
+	const struct arch_config *h = arch_config_host();
+
 	memset(o, 0, sizeof(*o));
-	o->target.elf_machine = HOST_MACHINE;
-	o->target.elf_class = sizeof(void *) == 8 ? 64 : 32;
+	o->target.elf_machine = h ? h->elf_machine : EM_NONE;
+	o->target.elf_class = h ? h->elf_class : sizeof(void *) == 8 ? 64 : 32;
 	o->compress = BUILDER_COMPRESS_NONE;
 	o->busybox = 0;
 	o->default_timeout = PLAN_DEFAULT_TIMEOUT;
@@ -81,27 +76,29 @@ void builder_opts_release(struct builder_opts *o)
 	strlist_release(&o->load_modules);
 }
 
-/* Debian's multiarch triples and cross sysroots (/usr/TRIPLE from the libc6-dev-*-cross
- * packages); i386's cross sysroot is named after the i686 compiler. */
-static const struct {
-	unsigned machine, bits;
-	const char *multiarch, *cross;
-} triples[] = {
-	{EM_X86_64, 64, "x86_64-linux-gnu", "x86_64-linux-gnu"},
-	{EM_AARCH64, 64, "aarch64-linux-gnu", "aarch64-linux-gnu"},
-	{EM_386, 32, "i386-linux-gnu", "i686-linux-gnu"},
-	{EM_ARM, 32, "arm-linux-gnueabihf", "arm-linux-gnueabihf"},
-	{EM_PPC64, 64, "powerpc64le-linux-gnu", "powerpc64le-linux-gnu"},
-	{EM_RISCV, 64, "riscv64-linux-gnu", "riscv64-linux-gnu"},
-	{EM_S390, 64, "s390x-linux-gnu", "s390x-linux-gnu"},
-};
-
-static int triple_index(const struct builder_target *t)
+/* The target's configs/<arch>.conf (by its arch, else by its ELF machine and class): its
+ * multiarch triple and cross sysroot. -1 when no config names it. */
+static int target_config(const struct builder_target *t, struct arch_config *c)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(triples); i++)
-		if (triples[i].machine == t->elf_machine && triples[i].bits == t->elf_class)
-			return (int)i;
-	return -1;
+	char *arch = t->arch ? xasprintf("%s/%s.conf", arch_config_dir(), t->arch) : NULL;
+	int ret = -1;
+
+	/* an arch without a config is no error here: it has no triple, no cross sysroot */
+	if (arch && access(arch, R_OK) == 0) {
+		free(arch);
+		arch = xstrdup(t->arch);
+	} else if (arch) {
+		free(arch);
+		arch = NULL;
+	} else {
+		arch = arch_config_find_elf(arch_config_dir(), t->elf_machine, t->elf_class, false);
+	}
+	arch_config_init(c);
+	if (arch && arch_config_load(c, arch_config_dir(), arch) == 0 &&
+	    c->elf_machine == t->elf_machine && c->elf_class == t->elf_class)
+		ret = 0;
+	free(arch);
+	return ret;
 }
 
 static bool is_dir(const char *p)
@@ -116,14 +113,19 @@ static bool is_dir(const char *p)
  * names /usr/x86_64-linux-gnu, absent on an x86_64 host) falls back to /. */
 static char *pick_sysroot(const struct builder_target *t)
 {
-	int ti = triple_index(t);
-	bool host = t->elf_machine == HOST_MACHINE;
+	bool host = runs_here(t);
+	struct arch_config c;
+	char *root;
 
 	if (t->sysroot && (is_dir(t->sysroot) || !host))
 		return xstrdup(t->sysroot);
-	if (host || ti < 0)
-		return xstrdup("/");
-	return xasprintf("/usr/%s", triples[ti].cross);
+	if (host || target_config(t, &c) < 0 || !c.sysroot || !*c.sysroot)
+		root = xstrdup("/");
+	else
+		root = xstrdup(c.sysroot);
+	if (!host)
+		arch_config_release(&c);
+	return root;
 }
 
 /* ---- dynamic dependencies ---- */
@@ -355,18 +357,22 @@ static int pack_deps(struct image *img, const struct inputs *in, const struct bu
 	static const char *const dirs[] = {"/lib/@", "/usr/lib/@", "/lib64",   "/usr/lib64",
 					   "/lib32", "/lib",	   "/usr/lib", "/usr/local/lib"};
 	struct deps d = {img, t, sysroot, {0}, {0}, NULL};
-	int ti = triple_index(t), ret = 0;
+	struct arch_config c;
+	const char *multiarch = NULL;
+	int ret = 0;
 
 	strlist_init(&d.dirs);
 	strlist_init(&d.done);
+	if (target_config(t, &c) == 0 && c.multiarch && *c.multiarch)
+		multiarch = c.multiarch;
 	for (unsigned i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char *dir;
 
 		if (strchr(dirs[i], '@')) {
-			if (ti < 0)
+			if (!multiarch)
 				continue;
 			dir = xasprintf("%.*s%s", (int)(strchr(dirs[i], '@') - dirs[i]), dirs[i],
-					triples[ti].multiarch);
+					multiarch);
 		} else {
 			dir = xstrdup(dirs[i]);
 		}
@@ -379,6 +385,7 @@ static int pack_deps(struct image *img, const struct inputs *in, const struct bu
 	strlist_release(&d.dirs);
 	strlist_release(&d.done);
 	free(d.interp_base);
+	arch_config_release(&c);
 	return ret;
 }
 
@@ -524,7 +531,7 @@ static void busybox_applets(const char *bb, const struct builder_target *t, stru
 	const char *runner = NULL;
 	struct strbuf sb = STRBUF_INIT;
 
-	if (t->elf_machine == HOST_MACHINE && !access(bb, X_OK))
+	if (runs_here(t) && !access(bb, X_OK))
 		runner = bb;
 	else if (!access("/bin/busybox", X_OK))
 		runner = "/bin/busybox";

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "arch_config.h"
 #include "error.h"
 #include "fs.h"
 #include "strbuf.h"
@@ -41,26 +42,19 @@ static uint16_t le16(const unsigned char *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static const char *elf_arch(unsigned machine, unsigned cls, bool msb)
+/* A vmlinux's architecture: the config with its ELF machine, class and byte order (the one
+ * architecture table, configs/). */
+static void elf_arch(struct kernel_image *k)
 {
-	switch (machine) {
-	case EM_X86_64:
-		return "x86_64";
-	case EM_386:
-		return "i386";
-	case EM_AARCH64:
-		return "arm64";
-	case EM_ARM:
-		return "arm";
-	case EM_PPC64:
-		return msb ? NULL : "ppc64le";
-	case EM_RISCV:
-		return cls == 64 ? "riscv64" : NULL;
-	default:
-		return NULL;
-	}
-}
+	char *arch = arch_config_find_elf(arch_config_dir(), k->elf_machine, k->elf_class,
+					  k->elf_msb);
 
+	if (arch && strlen(arch) < sizeof(k->elf_arch)) {
+		strcpy(k->elf_arch, arch);
+		k->arch = k->elf_arch;
+	}
+	free(arch);
+}
 /* Does the ELF have XEN_ELFNOTE_PHYS32_ENTRY (18, name "Xen"), the PVH entry QEMU boots? */
 static bool elf_has_pvh(int fd)
 {
@@ -117,7 +111,7 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 		k->elf_class = h[EI_CLASS] == ELFCLASS64 ? 64 : 32;
 		k->elf_msb = h[EI_DATA] == ELFDATA2MSB;
 		k->elf_machine = k->elf_msb ? (unsigned)(h[18] << 8 | h[19]) : le16(h + 18);
-		k->arch = elf_arch(k->elf_machine, k->elf_class, k->elf_msb);
+		elf_arch(k);
 		k->has_pvh = elf_has_pvh(fd);
 	} else if (n >= 0x240 && !memcmp(h + 0x202, "HdrS", 4)) {
 		/* xloadflags (protocol 2.12+) bit 0, XLF_KERNEL_64: a 64-bit kernel. */

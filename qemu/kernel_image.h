@@ -19,8 +19,10 @@ enum kernel_format {
 struct kernel_image {
 	enum kernel_format format;
 	/* From the header: "x86_64", "i386", "arm64", "arm", "riscv64", "ppc64le", or NULL when
-	 * the header does not say (arm64 Image.gz). Not owned. */
+	 * the header does not say (arm64 Image.gz). Not owned: a literal, or elf_arch below (so
+	 * a copy of the struct must not outlive the original). */
 	const char *arch;
+	char elf_arch[32]; /* KERNEL_ELF: the configs' arch for its ELF machine, class and data */
 	unsigned elf_machine; /* for KERNEL_ELF */
 	unsigned elf_class;
 	bool elf_msb;

@@ -131,16 +131,5 @@ char *qemu_argv_shell(const struct strlist *argv)
 
 const char *qemu_package_hint(const struct arch_config *cfg)
 {
-	static const struct {
-		const char *bin, *pkg;
-	} map[] = {
-		{ "qemu-system-x86_64", "qemu-system-x86" }, { "qemu-system-i386", "qemu-system-x86" },
-		{ "qemu-system-aarch64", "qemu-system-arm" }, { "qemu-system-arm", "qemu-system-arm" },
-		{ "qemu-system-ppc64", "qemu-system-ppc" },  { "qemu-system-riscv64", "qemu-system-misc" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (!strcmp(map[i].bin, cfg->qemu))
-			return map[i].pkg;
-	return "qemu-system";
+	return cfg->qemu_package && *cfg->qemu_package ? cfg->qemu_package : "qemu-system";
 }

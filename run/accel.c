@@ -9,18 +9,15 @@
 #include <unistd.h>
 
 #include "accel.h"
+#include "arch_config.h"
 #include "cache.h"
 #include "error.h"
 
 const char *run_host_arch(void)
 {
-#if defined(__x86_64__)
-	return "x86_64";
-#elif defined(__aarch64__)
-	return "arm64";
-#else
-	return "";
-#endif
+	const struct arch_config *h = arch_config_host();
+
+	return h ? h->arch : "";
 }
 
 static char *kvm_cache_key(const struct run *r)

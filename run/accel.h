@@ -8,8 +8,8 @@
 
 #include "run.h"
 
-/* The host's architecture as users type it (x86_64, arm64, ...): the one place the tree says
- * it. */
+/* The host's architecture as users type it (x86_64, arm64, ...), "" when no config knows it
+ * (arch_config_host(): uname -m in the configs' uname_machine keys). */
 const char *run_host_arch(void);
 
 /* auto: KVM only when the guest matches the host, dev_kvm ("/dev/kvm") opens, and KVM was not

@@ -1,4 +1,5 @@
-/* arch_config.c: loader of configs/<arch>.conf; adding an architecture is adding a file. */
+/* arch_config.c: loader of configs/<arch>.conf and the lookups over them; adding an
+ * architecture is adding a file. */
 #include "arch_config.h"
 
 #include <dirent.h>
@@ -8,14 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
+
+/* The guest init links lib/ too but never asks for the configs directory. */
+#ifndef TAPBOOT_SRCDIR
+#define TAPBOOT_SRCDIR "."
+#endif
 
 void arch_config_init(struct arch_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	strlist_init(&c->image_paths);
+	strlist_init(&c->uname_machine);
 }
 
 void arch_config_release(struct arch_config *c)
@@ -24,11 +33,12 @@ void arch_config_release(struct arch_config *c)
 			  &c->debian_arch,   &c->debian_kernel, &c->cross_compile, &c->sysroot,
 			  &c->elf_data,	     &c->qemu,	    &c->machine,       &c->machine_bzimage,
 			  &c->cpu_tcg,	     &c->cpu_kvm,	    &c->console,       &c->append,
-			  &c->qemu_args,     &c->bios };
+			  &c->qemu_args,     &c->bios,	    &c->multiarch,     &c->qemu_package };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
 	strlist_release(&c->image_paths);
+	strlist_release(&c->uname_machine);
 	arch_config_init(c);
 }
 
@@ -44,16 +54,19 @@ struct key {
 #define STR(n, req) { #n, K_STR, offsetof(struct arch_config, n), req }
 static const struct key keys[] = {
 	STR(arch, true),
+	{ "uname_machine", K_LIST, offsetof(struct arch_config, uname_machine), false },
 	STR(kernel_arch, true),
 	STR(kconfig, true),
 	STR(debian_arch, false),
 	STR(debian_kernel, false),
 	STR(cross_compile, true),
 	STR(sysroot, false),
+	STR(multiarch, false),
 	{ "elf_machine", K_UINT, offsetof(struct arch_config, elf_machine), true },
 	{ "elf_class", K_UINT, offsetof(struct arch_config, elf_class), true },
 	STR(elf_data, false),
 	STR(qemu, true),
+	STR(qemu_package, false),
 	STR(machine, true),
 	STR(machine_bzimage, false),
 	STR(cpu_tcg, false),
@@ -195,27 +208,6 @@ int arch_config_parse(struct arch_config *c, const char *buf, size_t len, const 
 	return 0;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	struct strbuf sb = STRBUF_INIT;
-	char chunk[8192];
-	size_t n;
-
-	if (!fp)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		strbuf_add(&sb, chunk, n);
-	if (ferror(fp)) {
-		fclose(fp);
-		strbuf_release(&sb);
-		return NULL;
-	}
-	fclose(fp);
-	*len = sb.len;
-	return strbuf_detach(&sb);
-}
-
 int arch_config_load(struct arch_config *c, const char *configs_dir, const char *arch)
 {
 	char *path, *buf;
@@ -226,8 +218,7 @@ int arch_config_load(struct arch_config *c, const char *configs_dir, const char 
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
 			return error("unknown architecture '%s'", arch);
 	path = xasprintf("%s/%s.conf", configs_dir, arch);
-	buf = read_all(path, &len);
-	if (!buf) {
+	if (read_file(path, &buf, &len) < 0) {
 		if (errno == ENOENT) {
 			char *list = arch_config_list(configs_dir);
 
@@ -340,6 +331,19 @@ char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned e
 	return find_arch(configs_dir, match_elf, &id);
 }
 
+static bool match_uname(const struct arch_config *c, const void *arg)
+{
+	for (size_t i = 0; i < c->uname_machine.n; i++)
+		if (!strcmp(c->uname_machine.v[i], arg))
+			return true;
+	return false;
+}
+
+char *arch_config_find_uname(const char *configs_dir, const char *machine)
+{
+	return find_arch(configs_dir, match_uname, machine);
+}
+
 /* Is SYMBOL=y in the .config at path? */
 static int kconfig_is_set(const char *path, const char *symbol)
 {
@@ -369,4 +373,24 @@ static bool match_kconfig(const struct arch_config *c, const void *arg)
 char *arch_config_find_kconfig(const char *configs_dir, const char *dotconfig_path)
 {
 	return find_arch(configs_dir, match_kconfig, dotconfig_path);
+}
+
+const struct arch_config *arch_config_host(void)
+{
+	/* file-local: the host does not change while tapboot runs, and finding it reads every
+	 * config */
+	static struct arch_config host;
+	static bool looked;
+	struct utsname u;
+	char *arch;
+
+	if (looked)
+		return host.arch ? &host : NULL;
+	looked = true;
+	arch_config_init(&host);
+	arch = uname(&u) == 0 ? arch_config_find_uname(arch_config_dir(), u.machine) : NULL;
+	if (arch && arch_config_load(&host, arch_config_dir(), arch) < 0)
+		arch_config_release(&host);
+	free(arch);
+	return host.arch ? &host : NULL;
 }

@@ -1,25 +1,29 @@
-/* arch_config.h: one architecture's configs/<arch>.conf (plain key = value data). */
+/* arch_config.h: one architecture's configs/<arch>.conf (plain key = value data), and the
+ * lookups over all of them: the tree's one architecture table (builder, qemu and run read it). */
 #ifndef TAPBOOT_ARCH_CONFIG_H
 #define TAPBOOT_ARCH_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "strlist.h"
 
 struct arch_config {
 	char *path; /* the file it came from */
 	char *arch; /* as users type it: x86_64, arm64, ... */
+	struct strlist uname_machine; /* what uname -m says on a host of this arch */
 	char *kernel_arch; /* the kernel's ARCH= value */
 	char *kconfig; /* the .config symbol that says this arch (CONFIG_X86_64) */
 	char *debian_arch; /* dpkg architecture (amd64) */
 	char *debian_kernel; /* package to fetch, may be empty */
 	char *cross_compile; /* toolchain prefix */
 	char *sysroot; /* cross sysroot for shared libraries */
+	char *multiarch; /* Debian's multiarch triple (library directories), may be NULL */
 	unsigned elf_machine; /* EM_* of kernel and test binaries */
 	unsigned elf_class; /* 32 or 64 */
 	char *elf_data; /* "lsb" or "msb" */
 	char *qemu; /* qemu-system-* binary */
+	char *qemu_package; /* the Debian package that has it, may be NULL */
 	char *machine; /* -M value */
 	char *machine_bzimage; /* -M value for a bzImage without PVH, may be empty */
 	char *cpu_tcg; /* -cpu under TCG */
@@ -50,6 +54,12 @@ char *arch_config_list(const char *configs_dir);
 /* The arch whose elf_machine/class/data match; caller frees; NULL when none. */
 char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned elf_class,
 			   bool msb);
+/* The arch a host whose uname -m is machine runs; caller frees; NULL when none. */
+char *arch_config_find_uname(const char *configs_dir, const char *machine);
+/* The host's architecture: the config whose uname_machine has this machine's uname -m,
+ * loaded once; NULL when no config knows the host. The one place the tree decides it (KVM,
+ * the host's own sysroot, binaries that run here, tapboot build's default). */
+const struct arch_config *arch_config_host(void);
 /* The arch whose kconfig symbol is set in a .config; caller frees; NULL when none. */
 char *arch_config_find_kconfig(const char *configs_dir, const char *dotconfig_path);
 
