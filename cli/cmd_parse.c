@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "commands_results.h"
 #include "error.h"
 #include "plan.h"
@@ -60,11 +61,10 @@ static const char *guess_suite(const struct tap_test *t, size_t n)
 
 int cmd_parse(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_HELP };
+	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_HELP };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
-		{"skip", required_argument, NULL, OPT_SKIP},
-		{"expect-skip", required_argument, NULL, OPT_EXPECT_SKIP},
+		CLI_POLICY_LONGOPTS,
 		{"suite", required_argument, NULL, OPT_SUITE},
 		{"nonce", required_argument, NULL, OPT_NONCE},
 		{"help", no_argument, NULL, OPT_HELP},
@@ -74,7 +74,6 @@ int cmd_parse(int argc, char **argv)
 	enum fmt fmt = FMT_SUMMARY;
 	struct report_policy pol = {REPORT_SKIP_OK, NULL};
 	struct strlist expect;
-	bool have_expect = false;
 	const char *suite = NULL, *nonce = NULL, *path = "-";
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
@@ -85,6 +84,12 @@ int cmd_parse(int argc, char **argv)
 	strlist_init(&expect);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		int taken = cli_policy_option(&pol, &expect, c, optarg);
+
+		if (taken < 0)
+			goto out;
+		if (taken)
+			continue;
 		switch (c) {
 		case OPT_FORMAT: {
 			size_t i;
@@ -100,21 +105,6 @@ int cmd_parse(int argc, char **argv)
 			fmt = (enum fmt)i;
 			break;
 		}
-		case OPT_SKIP:
-			if (!strcmp(optarg, "ok"))
-				pol.skip = REPORT_SKIP_OK;
-			else if (!strcmp(optarg, "fail"))
-				pol.skip = REPORT_SKIP_FAIL;
-			else {
-				error("--skip wants ok or fail, got '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_EXPECT_SKIP:
-			if (report_expect_skip_load(optarg, &expect))
-				goto out;
-			have_expect = true;
-			break;
 		case OPT_SUITE:
 			suite = optarg;
 			break;
@@ -138,8 +128,6 @@ int cmd_parse(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind];
-	if (have_expect)
-		pol.expect_skip = &expect;
 	if (strcmp(path, "-")) {
 		struct stat st;
 

@@ -78,7 +78,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	enum {
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
-		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_SKIP, OPT_EXPECT_SKIP, OPT_BOOT_AS_IS,
+		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_BOOT_AS_IS,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -107,8 +107,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "targets", required_argument, NULL, OPT_TARGETS },
 		{ "skip-targets", required_argument, NULL, OPT_SKIP_TARGETS },
 		{ "test", required_argument, NULL, 't' },
-		{ "skip", required_argument, NULL, OPT_SKIP },
-		{ "expect-skip", required_argument, NULL, OPT_EXPECT_SKIP },
+		CLI_POLICY_LONGOPTS,
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -121,6 +120,8 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		int taken = cli_image_option(&o->image, &o->sysroot, c, optarg);
 		unsigned v;
 
+		if (!taken)
+			taken = cli_policy_option(&o->policy, &o->expect_skip, c, optarg);
 		if (taken < 0)
 			goto out;
 		if (taken)
@@ -229,21 +230,6 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case 't':
 			strlist_push(&o->ks_tests, optarg);
-			break;
-		case OPT_SKIP:
-			if (!strcmp(optarg, "ok"))
-				o->policy.skip = REPORT_SKIP_OK;
-			else if (!strcmp(optarg, "fail"))
-				o->policy.skip = REPORT_SKIP_FAIL;
-			else {
-				error("--skip wants ok or fail, got '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_EXPECT_SKIP:
-			if (report_expect_skip_load(optarg, &o->expect_skip) < 0)
-				goto out;
-			o->policy.expect_skip = &o->expect_skip;
 			break;
 		case 'j':
 			if (!strcmp(optarg, "auto")) {

@@ -8,6 +8,7 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "cache.h"
+#include "report.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_build(int argc, char **argv);
@@ -32,6 +33,14 @@ enum {
 /* getopt's c (with arg) into bo and *sysroot when it is one of CLI_IMAGE_LONGOPTS: 1 taken,
  * 0 not one of them, -1 after a message. */
 int cli_image_option(struct builder_opts *bo, const char **sysroot, int c, const char *arg);
+/* The skip policy options tapboot run and tapboot parse share (--skip=ok|fail, --expect-skip
+ * FILE): one table, one parser into pol (expect holds the loaded globs). */
+enum { CLI_OPT_SKIP = 1100, CLI_OPT_EXPECT_SKIP };
+#define CLI_POLICY_LONGOPTS \
+	{ "skip", required_argument, NULL, CLI_OPT_SKIP }, \
+	{ "expect-skip", required_argument, NULL, CLI_OPT_EXPECT_SKIP }
+/* 1 taken, 0 not one of them, -1 after a message. */
+int cli_policy_option(struct report_policy *pol, struct strlist *expect, int c, const char *arg);
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */

@@ -60,3 +60,24 @@ int cli_image_option(struct builder_opts *bo, const char **sysroot, int c, const
 		return 0;
 	}
 }
+
+int cli_policy_option(struct report_policy *pol, struct strlist *expect, int c, const char *arg)
+{
+	switch (c) {
+	case CLI_OPT_SKIP:
+		if (!strcmp(arg, "ok"))
+			pol->skip = REPORT_SKIP_OK;
+		else if (!strcmp(arg, "fail"))
+			pol->skip = REPORT_SKIP_FAIL;
+		else
+			return error("--skip wants ok or fail, got '%s'", arg);
+		return 1;
+	case CLI_OPT_EXPECT_SKIP:
+		if (report_expect_skip_load(arg, expect) < 0)
+			return -1;
+		pol->expect_skip = expect;
+		return 1;
+	default:
+		return 0;
+	}
+}
