@@ -10,19 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "arch_config.h"
+#include "cache.h"
 #include "elfinfo.h"
 #include "error.h"
 #include "fs.h"
 #include "image.h"
 #include "inputs.h"
-
-#ifndef TAPBOOT_SRCDIR
-#define TAPBOOT_SRCDIR "."
-#endif
+#include "proc.h"
 
 /* Binaries of the host's machine run here: from the configs (lib/arch_config.c). */
 static bool runs_here(const struct builder_target *t)
@@ -389,50 +386,7 @@ static int pack_deps(struct image *img, const struct inputs *in, const struct bu
 	return ret;
 }
 
-/* ---- running helpers (busybox --list-full, scripts/fetch-busybox.sh) ---- */
-
-/* Run argv, collecting stdout; stderr passes through. Returns the exit status or -1. */
-static int run_capture(const char *const *argv, struct strbuf *out, bool quiet_stderr)
-{
-	int pfd[2], status;
-	pid_t pid;
-	char buf[4096];
-
-	if (pipe2(pfd, O_CLOEXEC))
-		return error_errno("cannot create a pipe");
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return error_errno("cannot fork");
-	}
-	if (!pid) {
-		dup2(pfd[1], 1);
-		if (quiet_stderr) {
-			int null = open("/dev/null", O_WRONLY);
-
-			if (null >= 0)
-				dup2(null, 2);
-		}
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		ssize_t r = read(pfd[0], buf, sizeof(buf));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		strbuf_add(out, buf, (size_t)r);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return error_errno("cannot wait for '%s'", argv[0]);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+/* ---- busybox: which one, and its applets ---- */
 
 static bool elf_for(const char *path, const struct builder_target *t)
 {
@@ -449,15 +403,11 @@ static bool elf_for(const char *path, const struct builder_target *t)
 }
 
 /* opts->busybox_path, else the host's /bin/busybox (Debian's busybox-static) when it is built
- * for the target, else the copy scripts/fetch-busybox.sh keeps in the cache. */
+ * for the target, else the copy scripts/fetch-busybox.sh keeps in the cache, else what the
+ * caller's fetch_busybox brings (the builder runs no scripts of its own). */
 static char *find_busybox(const struct builder_opts *o)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *srcdir = getenv("TAPBOOT_SRCDIR");
-	char *cached, *script;
-	struct strbuf out = STRBUF_INIT;
-	const char *argv[3];
-	int st;
+	char *top, *cached, *got;
 
 	if (o->busybox_path) {
 		if (access(o->busybox_path, R_OK)) {
@@ -472,31 +422,25 @@ static char *find_busybox(const struct builder_opts *o)
 		error("no busybox for this architecture: pass its path");
 		return NULL;
 	}
-	cached = xdg && *xdg ? xasprintf("%s/tapboot/busybox/%s/bin/busybox", xdg, o->target.arch)
-			     : xasprintf("%s/.cache/tapboot/busybox/%s/bin/busybox",
-					 home ? home : "/root", o->target.arch);
+	top = cache_dir();
+	cached = xasprintf("%s/busybox/%s/bin/busybox", top, o->target.arch);
+	free(top);
 	if (elf_for(cached, &o->target))
 		return cached;
-	free(cached);
-	script = xasprintf("%s/scripts/fetch-busybox.sh",
-			   srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
-	argv[0] = script;
-	argv[1] = o->target.arch;
-	argv[2] = NULL;
-	strbuf_init(&out);
-	st = run_capture(argv, &out, false);
-	while (out.len && (out.buf[out.len - 1] == '\n'))
-		out.buf[--out.len] = '\0';
-	if (st || !out.len || !elf_for(out.buf, &o->target)) {
-		if (st >= 0)
-			error("cannot get a busybox for %s: '%s %s' failed (status %d)",
-			      o->target.arch, script, o->target.arch, st);
-		free(script);
-		strbuf_release(&out);
+	if (!o->fetch_busybox) {
+		error("no busybox for %s at hand (none in '%s'): pass its path", o->target.arch,
+		      cached);
+		free(cached);
 		return NULL;
 	}
-	free(script);
-	return strbuf_detach(&out);
+	free(cached);
+	got = o->fetch_busybox(o->target.arch);
+	if (got && !elf_for(got, &o->target)) {
+		error("'%s' is no busybox for %s", got, o->target.arch);
+		free(got);
+		got = NULL;
+	}
+	return got;
 }
 
 /* Applets of Debian 12's busybox-static when no busybox can run here to say: the shells and
@@ -539,7 +483,7 @@ static void busybox_applets(const char *bb, const struct builder_target *t, stru
 	if (runner) {
 		const char *argv[] = {runner, "--list-full", NULL};
 
-		if (run_capture(argv, &sb, true) == 0) {
+		if (proc_capture(argv, &sb, true) == 0) {
 			char *p = sb.buf;
 
 			while (p && *p) {

@@ -65,6 +65,10 @@ struct builder_opts {
 	enum builder_compress compress;
 	int busybox; /* 1: always add, 0: when a #! test needs a shell and none is packed, -1: never */
 	const char *busybox_path; /* host path of a static busybox for the target; NULL: find it */
+	/* When no busybox for the target is at hand (the host's is for another machine, none is
+	 * cached): fetch one and return its path (caller frees), or NULL after a message. NULL:
+	 * none is fetched. The builder runs no scripts; tapboot passes run_fetch_busybox. */
+	char *(*fetch_busybox)(const char *arch);
 	const char *modules_dir; /* a lib/modules/VERSION tree, or NULL */
 	struct strlist load_modules; /* modules the init loads before the tests */
 	unsigned default_timeout; /* seconds, for tests without their own */

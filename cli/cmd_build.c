@@ -108,6 +108,7 @@ int cmd_build(int argc, char **argv)
 		free(top);
 	}
 	bo.cache_dir = cache;
+	bo.fetch_busybox = run_fetch_busybox;
 	if (builder_build(&bo, (const char *const *)argv + optind, (size_t)(argc - optind), out,
 			  &plan) < 0)
 		goto out;

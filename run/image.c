@@ -9,6 +9,7 @@
 #include "cache.h"
 #include "error.h"
 #include "kselftest.h"
+#include "proc.h"
 #include "run.h"
 #include "strbuf.h"
 
@@ -70,6 +71,31 @@ int run_builder_target(struct builder_opts *o, const struct arch_config *cfg, co
 	return *init ? 0 : -1;
 }
 
+char *run_fetch_busybox(const char *arch)
+{
+	const char *srcdir = getenv("TAPBOOT_SRCDIR");
+	char *script = xasprintf("%s/scripts/fetch-busybox.sh",
+				 srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
+	const char *argv[] = { script, arch, NULL };
+	struct strbuf out = STRBUF_INIT;
+	int st;
+
+	strbuf_init(&out);
+	st = proc_capture(argv, &out, false);
+	while (out.len && out.buf[out.len - 1] == '\n')
+		out.buf[--out.len] = '\0';
+	if (st || !out.len) {
+		if (st >= 0)
+			error("cannot get a busybox for %s: '%s %s' failed (status %d)", arch, script,
+			      arch, st);
+		free(script);
+		strbuf_release(&out);
+		return NULL;
+	}
+	free(script);
+	return strbuf_detach(&out);
+}
+
 static int build_image(struct run *r)
 {
 	struct builder_opts bo;
@@ -87,6 +113,7 @@ static int build_image(struct run *r)
 	bo.default_timeout = r->o->timeout_s;
 	bo.cache_dir = cache;
 	bo.kernel_config = r->kernel_config;
+	bo.fetch_busybox = run_fetch_busybox;
 	bo.quiet = r->o->quiet;
 	r->initrd = xasprintf("%s/initramfs.cpio", r->dir);
 	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd, &r->plan);

@@ -134,6 +134,10 @@ char *run_find_init(const char *arch);
 int run_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot,
 		       char **init);
 
+/* Debian's busybox-static for arch, fetched by scripts/fetch-busybox.sh into the cache; its
+ * path (caller frees), or NULL after a message (builder_opts.fetch_busybox). */
+char *run_fetch_busybox(const char *arch);
+
 /* ---- between run/'s files ---- */
 
 /* The builder's inputs (the tests with {arch} expanded, the kselftest manifest in the results

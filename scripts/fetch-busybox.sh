@@ -2,8 +2,8 @@
 # fetch-busybox.sh ARCH: fetches Debian's busybox-static for ARCH (configs/ARCH.conf debian_arch)
 # with apt-get download, unpacks it with dpkg -x into $XDG_CACHE_HOME/tapboot/busybox/ARCH/, and
 # prints the path of its static busybox. A foreign architecture gets a private apt state (no
-# dpkg changes), as in fetch-kernel.sh. The builder runs this when no busybox for the target is
-# at hand (the host's /bin/busybox serves the host's own architecture).
+# dpkg changes), as in fetch-kernel.sh. tapboot run and build run this (run/image.c) when no
+# busybox for the target is at hand (the host's /bin/busybox serves the host's own architecture).
 set -eu
 arch=${1:?usage: fetch-busybox.sh ARCH}
 top=$(cd "$(dirname "$0")/.." && pwd)
