@@ -118,7 +118,7 @@ static void summary_table(FILE *fp, const struct report_run *r)
 	}
 	fputc('\n', fp);
 	if (!r->complete) {
-		char *e = report_one_line(r->error ? r->error : "the run did not complete");
+		char *e = report_one_line(results_error_text(r));
 
 		fprintf(fp, "incomplete: %s\n", e);
 		free(e);

@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "report_util.h"
+#include "results.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -87,7 +88,7 @@ int report_tap_fprint(FILE *fp, const struct report_run *r)
 		struct strbuf d = STRBUF_INIT;
 
 		strbuf_init(&d);
-		strbuf_addf(&d, "incomplete: %s", r->error ? r->error : "the run did not complete");
+		strbuf_addf(&d, "incomplete: %s", results_error_text(r));
 		tap_diag(&sb, 0, d.buf);
 		strbuf_release(&d);
 	}

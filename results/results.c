@@ -123,6 +123,11 @@ char *results_incomplete_reason(const struct tap_summary *s)
 	return xstrdup("the stream ended before every planned test reported");
 }
 
+const char *results_error_text(const struct report_run *r)
+{
+	return r->error ? r->error : "the run did not complete";
+}
+
 static bool skip_expected(const struct report_policy *pol, const char *name)
 {
 	if (!pol->expect_skip)

@@ -47,6 +47,9 @@ int results_load_json(struct results *r, const char *path);
 /* Why a stream that did not complete ended, as tapboot parse reports it (a crash, a bail out,
  * no end marker, no plan, an unmet plan); NULL when it completed. Caller frees. */
 char *results_incomplete_reason(const struct tap_summary *s);
+/* What the reports say after "incomplete: " for a run that did not complete: its error, else a
+ * plain "the run did not complete". */
+const char *results_error_text(const struct report_run *r);
 /* The exit status of a run: 130 when interrupted, else report_exit_status_policy's. */
 int results_exit_status(const struct report_run *r, const struct report_policy *pol,
 			bool interrupted);
