@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "kselftest.h"
 #include "strbuf.h"
 
@@ -618,46 +619,11 @@ static int load_kernel_config(struct ks *k, struct kselftest_info *info)
 
 /* ---- the manifest ---- */
 
-static int write_atomically(const char *path, const struct strbuf *sb)
+static int put_strbuf(FILE *fp, const void *sb)
 {
-	char *tmp = xasprintf("%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	size_t off = 0;
+	const struct strbuf *b = sb;
 
-	if (fd < 0) {
-		error_errno("cannot create a temporary file beside '%s'", path);
-		free(tmp);
-		return -1;
-	}
-	while (off < sb->len) {
-		ssize_t w = write(fd, sb->buf + off, sb->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			error_errno("cannot write '%s'", tmp);
-			goto fail;
-		}
-		off += (size_t)w;
-	}
-	if (fchmod(fd, 0644) || close(fd)) {
-		fd = -1;
-		error_errno("cannot write '%s'", tmp);
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		error_errno("cannot rename '%s' to '%s'", tmp, path);
-		goto fail;
-	}
-	free(tmp);
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	return -1;
+	return fwrite(b->buf, 1, b->len, fp) == b->len ? 0 : -1;
 }
 
 static void note_skip(struct kselftest_info *info, const struct collection *c)
@@ -768,7 +734,7 @@ int kselftest_manifest(const struct kselftest_opts *o, const char *manifest_path
 		error("no tests selected from '%s' (all left out by --skip-targets)", k.list_path);
 		goto out;
 	}
-	ret = write_atomically(manifest_path, &out);
+	ret = write_file_atomic(manifest_path, 0, 0644, put_strbuf, &out);
 out:
 	free(abs);
 	strbuf_release(&sb);
