@@ -100,7 +100,7 @@ void stat_cache_put(const char *prefix, const char *file, const char *value)
 	if (r < 0)
 		return;
 	write_file_atomic(path, WRITE_FILE_QUIET | WRITE_FILE_SHARED, 0, stat_cache_write,
-			  &(struct stat_cache_entry){ key, value });
+			  &(struct stat_cache_entry){key, value});
 	free(path);
 	free(key);
 }
@@ -122,8 +122,8 @@ static int by_mtime(const void *a, const void *b)
 
 /* Collect the entries of dir; unfinished temporary files (".name") older than an hour are
  * left by a killed writer and go at once. */
-static void collect(const char *dir, time_t now, struct cache_entry **v, size_t *n,
-		    size_t *alloc, unsigned long long *total)
+static void collect(const char *dir, time_t now, struct cache_entry **v, size_t *n, size_t *alloc,
+		    unsigned long long *total)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -148,7 +148,7 @@ static void collect(const char *dir, time_t now, struct cache_entry **v, size_t 
 			continue;
 		}
 		xgrow(v, alloc, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = (struct cache_entry){ path, st.st_size, st.st_mtime };
+		(*v)[(*n)++] = (struct cache_entry){path, st.st_size, st.st_mtime};
 		*total += (unsigned long long)st.st_size;
 	}
 	closedir(d);
@@ -209,9 +209,8 @@ static unsigned long long cache_cap_bytes(void)
 
 void cache_prune(void)
 {
-	static const char *const dirs[] = { "segments", "vmlinux" };
-	static const char *const stat_prefixes[] = { STAT_CACHE_SHA256,
-						     STAT_CACHE_QEMU_VERSION };
+	static const char *const dirs[] = {"segments", "vmlinux"};
+	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION};
 	char *top = cache_path();
 	struct cache_entry *v = NULL;
 	size_t n = 0, alloc = 0;

@@ -62,8 +62,8 @@ int write_file_atomic(const char *path, unsigned flags, mode_t mode,
 		      int (*fn)(FILE *fp, const void *ctx), const void *ctx)
 {
 	bool quiet = flags & WRITE_FILE_QUIET;
-	char *tmp = flags & WRITE_FILE_SHARED ? xasprintf("%s.%ld", path, (long)getpid()) :
-						xasprintf("%s.tmp", path);
+	char *tmp = flags & WRITE_FILE_SHARED ? xasprintf("%s.%ld", path, (long)getpid())
+					      : xasprintf("%s.tmp", path);
 	FILE *fp = fopen(tmp, "w");
 	int ret = -1;
 

@@ -141,7 +141,7 @@ static bool skip_expected(const struct report_policy *pol, const char *name)
 int report_exit_status_policy(const struct report_run *r, const struct report_policy *pol,
 			      struct strlist *offending)
 {
-	static const struct report_policy def = { REPORT_SKIP_OK, NULL };
+	static const struct report_policy def = {REPORT_SKIP_OK, NULL};
 	bool failed = false;
 
 	if (!pol)

@@ -17,7 +17,7 @@ unsigned results_count(const struct tap_test *tests, size_t n, unsigned count[VE
 /* One VM's share of a run: what its parser reported and which plan tests it was given. */
 struct results_shard {
 	const struct tap_summary *sum; /* NULL: the VM never started (no parser) */
-	const struct tap_test *tests; /* its parser's top-level results */
+	const struct tap_test *tests;  /* its parser's top-level results */
 	size_t ntests;
 	const size_t *plan_idx; /* the plan indices the VM ran, in order */
 	size_t nplan;

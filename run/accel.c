@@ -81,7 +81,8 @@ bool accel_want_kvm(struct run *r, const char *dev_kvm)
 		return true;
 	}
 	if (strcmp(r->cfg.arch, run_host_arch())) {
-		r->accel_note = xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, run_host_arch());
+		r->accel_note =
+			xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, run_host_arch());
 		return false;
 	}
 	fd = open(dev_kvm, O_RDWR | O_CLOEXEC);

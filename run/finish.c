@@ -97,7 +97,7 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 {
 	char *path = xasprintf("%s/reproduce.sh", r->dir);
 	char khash[65] = "", ihash[65] = "", qver[256];
-	struct reproduce x = { r, cmd_line, khash, ihash, qver };
+	struct reproduce x = {r, cmd_line, khash, ihash, qver};
 
 	if (run_kernel_sha256(r))
 		strcpy(khash, r->kernel_sha256);
@@ -190,10 +190,10 @@ static void write_reports(struct run *r, const struct report_run *rep)
 		const char *file;
 		int (*write)(const char *path, const struct report_run *r);
 	} writers[] = {
-		{ "results.json", report_json_write },
-		{ "results.tap", report_tap_write },
-		{ "junit.xml", report_junit_write },
-		{ "kcidb.json", report_kcidb_write },
+		{"results.json", report_json_write},
+		{"results.tap", report_tap_write},
+		{"junit.xml", report_junit_write},
+		{"kcidb.json", report_kcidb_write},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(writers); i++) {
@@ -218,8 +218,8 @@ static void write_qemu_logs(struct run *r)
 
 		if (!qerr || !*qerr)
 			continue;
-		p = r->nvms == 1 ? xasprintf("%s/qemu.log", r->dir) :
-				   xasprintf("%s/qemu.%zu.log", r->dir, v + 1);
+		p = r->nvms == 1 ? xasprintf("%s/qemu.log", r->dir)
+				 : xasprintf("%s/qemu.%zu.log", r->dir, v + 1);
 		write_file_atomic(p, WRITE_FILE_QUIET, 0, put_str, qerr);
 		free(p);
 	}
@@ -227,7 +227,7 @@ static void write_qemu_logs(struct run *r)
 
 int run_finish(struct run *r, const char *cmd_line)
 {
-	struct report_run rep = { 0 };
+	struct report_run rep = {0};
 	struct results res;
 	struct strbuf errors = STRBUF_INIT;
 	char *dpath;

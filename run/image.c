@@ -76,7 +76,7 @@ char *run_fetch_busybox(const char *arch)
 	const char *srcdir = getenv("TAPBOOT_SRCDIR");
 	char *script = xasprintf("%s/scripts/fetch-busybox.sh",
 				 srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
-	const char *argv[] = { script, arch, NULL };
+	const char *argv[] = {script, arch, NULL};
 	struct strbuf out = STRBUF_INIT;
 	int st;
 
@@ -86,8 +86,8 @@ char *run_fetch_busybox(const char *arch)
 		out.buf[--out.len] = '\0';
 	if (st || !out.len) {
 		if (st >= 0)
-			error("cannot get a busybox for %s: '%s %s' failed (status %d)", arch, script,
-			      arch, st);
+			error("cannot get a busybox for %s: '%s %s' failed (status %d)", arch,
+			      script, arch, st);
 		free(script);
 		strbuf_release(&out);
 		return NULL;
@@ -116,7 +116,8 @@ static int build_image(struct run *r)
 	bo.fetch_busybox = run_fetch_busybox;
 	bo.quiet = r->o->quiet;
 	r->initrd = xasprintf("%s/initramfs.cpio", r->dir);
-	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd, &r->plan);
+	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd,
+			    &r->plan);
 out:
 	builder_opts_release(&bo);
 	free(init);

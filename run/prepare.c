@@ -139,9 +139,8 @@ const char *run_kernel_sha256(struct run *r)
 	if (r->kernel_sha256[0])
 		return r->kernel_sha256;
 	if (stat_cache_get(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256,
-			       sizeof(r->kernel_sha256)) &&
-	    strlen(r->kernel_sha256) == 64 &&
-	    strspn(r->kernel_sha256, "0123456789abcdef") == 64)
+			   sizeof(r->kernel_sha256)) &&
+	    strlen(r->kernel_sha256) == 64 && strspn(r->kernel_sha256, "0123456789abcdef") == 64)
 		return r->kernel_sha256;
 	if (file_sha256(r->kernel_image, r->kernel_sha256) < 0) {
 		r->kernel_sha256[0] = '\0';

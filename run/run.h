@@ -42,7 +42,7 @@ struct run_opts {
 	enum accel_mode accel;
 	unsigned memory_mb, smp;
 	unsigned idle_s, boot_s;
-	unsigned jobs; /* -j: VMs at once */
+	unsigned jobs;	/* -j: VMs at once */
 	bool jobs_auto; /* -j auto: auto_jobs() decides once the memory is known */
 	const char *kselftest, *kselftest_src;
 	struct strlist ks_targets, ks_skip_targets, ks_tests;
@@ -64,20 +64,20 @@ struct run {
 	const char *arch;
 	const char *out_dir;
 	struct arch_config cfg;
-	char *kernel_image; /* the image file (resolved from a build directory) */
-	char *kernel_config; /* the kernel's .config when known */
-	char *boot_kernel; /* what QEMU boots (maybe the extracted vmlinux) */
+	char *kernel_image;	/* the image file (resolved from a build directory) */
+	char *kernel_config;	/* the kernel's .config when known */
+	char *boot_kernel;	/* what QEMU boots (maybe the extracted vmlinux) */
 	char kernel_sha256[65]; /* of kernel_image, "" until run_kernel_sha256() computed it */
-	bool tcg_single; /* the VMs booting now share the host: TCG thread=single */
+	bool tcg_single;	/* the VMs booting now share the host: TCG thread=single */
 	bool bzimage;
-	bool zimage; /* an arm zImage */
-	char *dir; /* results directory */
+	bool zimage;	  /* an arm zImage */
+	char *dir;	  /* results directory */
 	bool dir_created; /* by this run: removed again when the run fails before booting */
 	char *initrd;
 	char nonce[33];
 	struct plan plan;
 	struct strlist inputs; /* the builder's inputs: the tests, and the kselftest manifest */
-	struct vm *vms; /* nvms: the shards and the disruptive tests' own VMs */
+	struct vm *vms;	       /* nvms: the shards and the disruptive tests' own VMs */
 	size_t nvms;
 	unsigned jobs; /* VMs at once: -j, or what -j auto decided */
 	bool tty, interrupted;
@@ -90,9 +90,9 @@ struct run {
 /* One QEMU process: a shard of the plan, or one disruptive test on its own. */
 struct vm {
 	struct run *r;
-	unsigned index; /* 1-based, for file names and messages */
+	unsigned index;	   /* 1-based, for file names and messages */
 	char *select_args; /* tapboot.shard= / tapboot.only= / tapboot.disruptive= for this VM */
-	size_t *tests; /* plan indices this VM runs, in order */
+	size_t *tests;	   /* plan indices this VM runs, in order */
 	size_t ntests;
 	struct tap_parser *parser;
 	FILE *console;

@@ -261,9 +261,9 @@ void shard_plan_vms(struct run *r, const struct durations *d)
 		r->vms[v].r = r;
 		r->vms[v].index = (unsigned)v + 1;
 		r->vms[v].tests = xcalloc(nsel + 1, sizeof(size_t));
-		r->vms[v].console_path =
-			r->nvms == 1 ? xasprintf("%s/console.log", r->dir) :
-				       xasprintf("%s/console.%zu.log", r->dir, v + 1);
+		r->vms[v].console_path = r->nvms == 1
+						 ? xasprintf("%s/console.log", r->dir)
+						 : xasprintf("%s/console.%zu.log", r->dir, v + 1);
 	}
 	for (size_t i = 0, nd = 0, seen = 0; i < nsel; i++) {
 		const struct plan_test *t = &r->plan.tests[sel[i]];
@@ -271,9 +271,8 @@ void shard_plan_vms(struct run *r, const struct durations *d)
 
 		if (r->o->disruptive && (t->flags & PLAN_FLAG_DISRUPTIVE)) {
 			vm = &r->vms[nshards + nd++];
-			vm->select_args =
-				xasprintf(TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1",
-					  sel[i] + 1);
+			vm->select_args = xasprintf(
+				TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1", sel[i] + 1);
 		} else {
 			/* the init's shard counts over what it selects: the filtered tests less
 			 * the disruptive ones when those run elsewhere */

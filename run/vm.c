@@ -221,7 +221,8 @@ static int vm_start(struct vm *vm)
 		.memory_mb = r->o->memory_mb,
 		.smp = r->o->smp,
 	};
-	char *extra = kernel_extra_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	char *extra = kernel_extra_args(vm),
+	     *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
 
 	vm_reset(vm);
 	vm->console = fopen(vm->console_path, "w");
@@ -262,8 +263,8 @@ static void boot_wave(struct run *r, struct vm **vms, size_t n, int sigfd, bool 
 		if (vm_start(vms[i]) < 0)
 			continue;
 		ps[live] = vms[i]->proc;
-		os[live] = (struct watch_opts){ .signal_fd = -1, .on_console = console_data,
-						.ctx = vms[i] };
+		os[live] = (struct watch_opts){
+			.signal_fd = -1, .on_console = console_data, .ctx = vms[i]};
 		vm_limits(vms[i], &os[live].idle_s, &os[live].deadline_s);
 		/* KVM boots to the init in about a second where it works; 15 s covers a busy
 		 * host. */
@@ -301,11 +302,13 @@ void run_boot(struct run *r, int sigfd)
 		bool probe = kvm && r->o->accel == ACCEL_AUTO, any_begun = false;
 
 		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
-		r->tcg_single = !kvm && accel_tcg_share_host(r, at_once, sysconf(_SC_NPROCESSORS_ONLN));
+		r->tcg_single =
+			!kvm && accel_tcg_share_host(r, at_once, sysconf(_SC_NPROCESSORS_ONLN));
 		if (r->tcg_single) {
-			char *note = xasprintf("%s; one host thread per VM (%zu VMs at once on %ld "
-					       "CPUs)", r->accel_note, at_once,
-					       sysconf(_SC_NPROCESSORS_ONLN));
+			char *note =
+				xasprintf("%s; one host thread per VM (%zu VMs at once on %ld "
+					  "CPUs)",
+					  r->accel_note, at_once, sysconf(_SC_NPROCESSORS_ONLN));
 
 			free(r->accel_note);
 			r->accel_note = note;
@@ -328,9 +331,9 @@ void run_boot(struct run *r, int sigfd)
 			const char *qerr = r->vms[0].qemu_err;
 			char *last = qerr && *qerr ? last_line(qerr) : NULL;
 			char *why = xasprintf("tcg (KVM did not reach the init: %s%s%s)",
-					      r->vms[0].res == WATCH_NO_FIRST_LINE ?
-						      "no output within 15 s" :
-						      "QEMU exited",
+					      r->vms[0].res == WATCH_NO_FIRST_LINE
+						      ? "no output within 15 s"
+						      : "QEMU exited",
 					      last ? "; QEMU said: " : "", last ? last : "");
 
 			free(last);

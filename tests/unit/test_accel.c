@@ -35,7 +35,7 @@ struct fixture {
 static void setup(struct fixture *f, const char *arch)
 {
 	run_opts_init(&f->o);
-	f->t = (struct run_target){ "bzImage", NULL };
+	f->t = (struct run_target){"bzImage", NULL};
 	run_init(&f->r, &f->o, &f->t, NULL);
 	f->r.cfg.arch = strdup(arch);
 	f->r.cfg.qemu = strdup("qemu-system-test");

@@ -32,7 +32,7 @@ static const char shard2[] = "# tapboot: begin nonce=n1 tests=2 kernel=6.1.0-tes
 			     "# tapboot: run 1 beta\n"
 			     "[    3.000000] Kernel panic - not syncing: sysrq triggered crash\n";
 
-static const char *const plan_names[] = { "alpha", "beta", "gamma", "delta", "epsilon" };
+static const char *const plan_names[] = {"alpha", "beta", "gamma", "delta", "epsilon"};
 
 struct merged {
 	struct tap_parser *p1, *p2;
@@ -41,7 +41,7 @@ struct merged {
 
 static void merge(struct merged *m)
 {
-	static const size_t idx1[] = { 0, 2 }, idx2[] = { 1, 3 }, idx3[] = { 4 };
+	static const size_t idx1[] = {0, 2}, idx2[] = {1, 3}, idx3[] = {4};
 	struct results_shard sh[3];
 
 	m->p1 = parse("n1", shard1);
@@ -71,8 +71,8 @@ static void unmerge(struct merged *m)
 static void t_merge_with_crash(void)
 {
 	struct merged m;
-	static const enum verdict want[] = { VERDICT_PASS, VERDICT_CRASH, VERDICT_FAIL,
-					     VERDICT_MISSING, VERDICT_MISSING };
+	static const enum verdict want[] = {VERDICT_PASS, VERDICT_CRASH, VERDICT_FAIL,
+					    VERDICT_MISSING, VERDICT_MISSING};
 
 	merge(&m);
 	check_int(m.res.ntests, ==, 5);
@@ -113,11 +113,10 @@ static void t_counts(void)
 static void t_exit_status(void)
 {
 	struct merged m;
-	struct report_run rep = { 0 };
+	struct report_run rep = {0};
 	char skipname[] = "s", skipreason[] = "no device";
-	struct tap_test skipped = { .name = skipname, .verdict = VERDICT_SKIP,
-				    .reason = skipreason };
-	struct report_policy fail_skips = { REPORT_SKIP_FAIL, NULL };
+	struct tap_test skipped = {.name = skipname, .verdict = VERDICT_SKIP, .reason = skipreason};
+	struct report_policy fail_skips = {REPORT_SKIP_FAIL, NULL};
 	char *why;
 
 	merge(&m);
@@ -170,7 +169,7 @@ static void t_incomplete_reasons(void)
 static void t_json_round_trip(void)
 {
 	struct merged m;
-	struct report_run rep = { 0 };
+	struct report_run rep = {0};
 	struct results back;
 	char *path = malloc(strlen(test_tmpdir()) + 32);
 

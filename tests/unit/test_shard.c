@@ -20,7 +20,7 @@ static void setup(struct fixture *f, const char *const *names, size_t n, unsigne
 		  const char *disruptive)
 {
 	run_opts_init(&f->o);
-	f->t = (struct run_target){ "bzImage", NULL };
+	f->t = (struct run_target){"bzImage", NULL};
 	run_init(&f->r, &f->o, &f->t, NULL);
 	f->r.dir = strdup(test_tmpdir());
 	f->r.jobs = jobs;
@@ -51,7 +51,7 @@ static const char *tests_of(const struct vm *vm)
 	return buf;
 }
 
-static const char *const five[] = { "a", "b", "c", "d", "e" };
+static const char *const five[] = {"a", "b", "c", "d", "e"};
 
 static void t_modulo_without_durations(void)
 {
@@ -92,7 +92,7 @@ static void t_one_vm(void)
 
 static void t_balanced_with_durations(void)
 {
-	static const char *const names[] = { "long", "short1", "short2", "mid" };
+	static const char *const names[] = {"long", "short1", "short2", "mid"};
 	const char *file = test_write_file("durations-bal",
 					   "10.000\tlong\n1.000\tshort1\n1.000\tshort2\n"
 					   "8.000\tmid\nbad line\n-3\tneg\n",
@@ -168,7 +168,7 @@ static void t_disruptive_own_vms(void)
 
 static void t_filter(void)
 {
-	static const char *const names[] = { "net/a", "fs/b", "net/c" };
+	static const char *const names[] = {"net/a", "fs/b", "net/c"};
 	struct fixture f;
 	size_t n, *sel;
 
@@ -189,10 +189,10 @@ static void t_durations_save(void)
 	char *path = malloc(strlen(test_tmpdir()) + 32);
 	char na[] = "a", nb[] = "b", nc[] = "c", nd[] = "d";
 	struct tap_test t[4] = {
-		{ .name = na, .verdict = VERDICT_PASS, .duration_s = 2.5 },
-		{ .name = nb, .verdict = VERDICT_CRASH, .duration_s = 9 },
-		{ .name = nc, .verdict = VERDICT_MISSING, .duration_s = -1 },
-		{ .name = nd, .verdict = VERDICT_FAIL, .duration_s = 0.25 },
+		{.name = na, .verdict = VERDICT_PASS, .duration_s = 2.5},
+		{.name = nb, .verdict = VERDICT_CRASH, .duration_s = 9},
+		{.name = nc, .verdict = VERDICT_MISSING, .duration_s = -1},
+		{.name = nd, .verdict = VERDICT_FAIL, .duration_s = 0.25},
 	};
 	struct durations d;
 	char *text;
