@@ -47,6 +47,7 @@ struct run_opts {
 	unsigned jobs; /* -j: VMs at once */
 	bool jobs_auto; /* -j auto: auto_jobs() decides once the memory is known */
 	const char *kselftest, *kselftest_src;
+	const char *kcidb_origin; /* --kcidb-origin */
 	struct strlist ks_targets, ks_skip_targets, ks_tests;
 	struct report_policy policy;
 	struct strlist expect_skip;
@@ -115,6 +116,7 @@ static const char run_usage[] =
 	"  -q, --quiet          no live progress on stderr\n"
 	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
+	"  --kcidb-origin NAME  the KCIDB origin in kcidb.json's ids (default tapboot)\n"
 	"\n"
 	"kselftest (an install tree from make -C tools/testing/selftests install):\n"
 	"  --kselftest DIR      run DIR's kselftest-list.txt, each test from its collection's\n"
@@ -145,6 +147,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT,
 		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
 		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_SKIP, OPT_EXPECT_SKIP, OPT_BOOT_AS_IS,
+		OPT_KCIDB_ORIGIN,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -180,6 +183,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "test", required_argument, NULL, 't' },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "expect-skip", required_argument, NULL, OPT_EXPECT_SKIP },
+		{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -196,6 +200,14 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		switch (c) {
 		case OPT_KERNEL:
 			o->kernel = optarg;
+			break;
+		case OPT_KCIDB_ORIGIN:
+			if (!report_kcidb_origin_ok(optarg)) {
+				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+				      optarg);
+				return -1;
+			}
+			o->kcidb_origin = optarg;
 			break;
 		case OPT_ARCH:
 			o->arch = optarg;
@@ -1775,6 +1787,14 @@ static int finish_run(struct run *r, const char *cmd_line)
 	rep.tests = tests;
 	rep.ntests = ntests;
 	rep.summary = &sum;
+	rep.kcidb_origin = r->o.kcidb_origin;
+	rep.run_id = r->nonce;
+	rep.nonce = r->nonce;
+	rep.machine = r->o.machine ? r->o.machine :
+		      r->bzimage && r->cfg.machine_bzimage && *r->cfg.machine_bzimage ?
+					  r->cfg.machine_bzimage : r->cfg.machine;
+	rep.start_time = (double)time(NULL) - (now_s() - r->start);
+	rep.reproduce = "reproduce.sh"; /* in the results directory */
 	p = xasprintf("%s/results.json", r->dir);
 	report_json_write(p, &rep);
 	free(p);
