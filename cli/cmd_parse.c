@@ -163,9 +163,9 @@ int cmd_parse(int argc, char **argv)
 		}
 	}
 	p = tap_parser_new(nonce, NULL);
-	/* only junit.xml's system-out uses the tests' logs: without it, keep none (memory and
-	 * time then stay those of the results, not of the log) */
-	if (fmt != FMT_JUNIT)
+	/* only junit.xml's system-out and kcidb's crash excerpt use the tests' logs: without
+	 * them, keep none (memory and time then stay those of the results, not of the log) */
+	if (fmt != FMT_JUNIT && fmt != FMT_KCIDB)
 		tap_parser_set_log_cap(p, 0);
 	ret = feed_fd(p, fd, strcmp(path, "-") ? path : "standard input");
 	if (fd > 0)

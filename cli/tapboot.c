@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "commands_lava.h"
 #include "commands_results.h"
 #include "error.h"
 
@@ -14,6 +15,9 @@ static const char usage[] =
 	"  build    write the initramfs `run` would boot\n"
 	"  parse    read a console log or TAP/KTAP stream and report its results\n"
 	"  compare  regressions and fixes between two runs\n"
+	"  lava-job      write a LAVA job for the run `run` would do\n"
+	"  lava-results  a LAVA job's log back into a results directory\n"
+	"  kcidb-submit  send results directories' kcidb.json to KernelCI's KCIDB\n"
 	"\n"
 	"  tapboot <command> --help   options of one command\n"
 	"  tapboot --version\n";
@@ -38,6 +42,9 @@ int main(int argc, char **argv)
 		{ "build", cmd_build },
 		{ "parse", cmd_parse },
 		{ "compare", cmd_compare },
+		{ "lava-job", cmd_lava_job },
+		{ "lava-results", cmd_lava_results },
+		{ "kcidb-submit", cmd_kcidb_submit },
 	};
 
 	error_set_prog("tapboot");
