@@ -18,6 +18,7 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "commands.h"
+#include "commands_lava.h"
 #include "error.h"
 #include "kernel_image.h"
 #include "kselftest.h"
@@ -2096,4 +2097,90 @@ int cmd_run(int argc, char **argv)
 	status = nkernels > 1 ? cmd_run_matrix(argc, argv, nkernels) : cmd_run_one(argc, argv);
 	cli_cache_prune();
 	return status;
+}
+
+/* tapboot lava-job (cli/cmd_lava.c): the preparation of cmd_run_one, without booting. The
+ * options are run's; the image lands in -o DIR as initramfs.cpio. */
+int run_export(int argc, char **argv, bool kvm, struct run_export *x)
+{
+	struct run r;
+	struct vm vm;
+	char *extra;
+	unsigned max = 0, sum = 0;
+	bool unlimited = false;
+	int status = EXIT_USAGE;
+
+	memset(x, 0, sizeof(*x));
+	memset(&r, 0, sizeof(r));
+	memset(&vm, 0, sizeof(vm));
+	strlist_init(&r.o.filters);
+	strlist_init(&r.o.load_modules);
+	strlist_init(&r.o.ks_targets);
+	strlist_init(&r.o.ks_skip_targets);
+	strlist_init(&r.o.ks_tests);
+	strlist_init(&r.o.expect_skip);
+	strlist_init(&r.inputs);
+	arch_config_init(&r.cfg);
+	plan_init(&r.plan);
+	r.start = now_s();
+	if (parse_opts(&r.o, argc, argv) < 0 || resolve_kernel(&r) < 0 || make_results_dir(&r) < 0)
+		goto out;
+	for (size_t i = 0; i < r.o.ntests; i++)
+		strlist_push(&r.inputs, r.o.tests[i]);
+	if ((r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0)
+		goto out;
+	{
+		char *t = xasprintf("%s/tests", r.dir);
+
+		rmdir(t); /* run's per-test logs: a LAVA job has none */
+		free(t);
+	}
+	make_nonce(r.nonce);
+	r.accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+	vm.r = &r;
+	extra = kernel_extra_args(&vm);
+	x->cmdline = qemu_kernel_cmdline(&r.cfg, r.accel, extra);
+	free(extra);
+	for (size_t i = 0; i < r.plan.n; i++) {
+		unsigned t = test_timeout(&r, i);
+
+		unlimited |= t == 0;
+		max = t > max ? t : max;
+		sum += t + 10;
+	}
+	/* tapboot run's limits(): every test's timeout with a margin, plus the boot allowance */
+	x->deadline_s = unlimited ? 0 : sum + r.o.boot_s;
+	x->longest_s = unlimited ? 0 : max;
+	memcpy(x->nonce, r.nonce, sizeof(x->nonce));
+	x->arch = xstrdup(r.cfg.arch);
+	x->qemu = xstrdup(r.cfg.qemu);
+	x->console = xstrdup(r.cfg.console);
+	x->machine = xstrdup(r.o.machine ? r.o.machine : r.cfg.machine);
+	x->cpu = xstrdup(r.o.cpu ? r.o.cpu : kvm ? r.cfg.cpu_kvm : r.cfg.cpu_tcg);
+	x->memory_mb = r.o.memory_mb ? r.o.memory_mb : r.cfg.memory_mb;
+	x->smp = r.o.smp ? r.o.smp : r.cfg.smp;
+	x->kernel_image = abs_path(r.kernel_image);
+	x->image = abs_path(r.initrd);
+	x->dir = abs_path(r.dir);
+	strlist_init(&x->tests);
+	for (size_t i = 0; i < r.plan.n; i++)
+		strlist_push(&x->tests, r.plan.tests[i].name);
+	status = 0;
+out:
+	run_release(&r);
+	return status;
+}
+
+void run_export_release(struct run_export *x)
+{
+	free(x->cmdline);
+	free(x->arch);
+	free(x->qemu);
+	free(x->console);
+	free(x->machine);
+	free(x->cpu);
+	free(x->kernel_image);
+	free(x->image);
+	free(x->dir);
+	strlist_release(&x->tests);
 }
