@@ -15,6 +15,7 @@
 
 #include "commands_lava.h"
 #include "error.h"
+#include "lava_log.h"
 #include "strbuf.h"
 
 static const char lava_job_usage[] =
@@ -42,32 +43,6 @@ static void yq(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, *s);
 	}
 	strbuf_addch(sb, '\'');
-}
-
-/* LAVA's case id: lower case, runs of \W as '_' (lava_dispatcher/actions/test/monitor.py). */
-static char *lava_case_id(const char *name)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = strlen(name);
-
-	while (n && isspace((unsigned char)name[n - 1]))
-		n--;
-	while (n && isspace((unsigned char)*name)) {
-		name++;
-		n--;
-	}
-	strbuf_grow(&sb, n);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)name[i];
-		bool word = isalnum(c) || c == '_' || c >= 0x80;
-
-		if (word)
-			strbuf_addch(&sb, (char)tolower(c));
-		else if (!i || isalnum((unsigned char)name[i - 1]) || name[i - 1] == '_' ||
-			 (unsigned char)name[i - 1] >= 0x80)
-			strbuf_addch(&sb, '_'); /* one '_' per run of \W */
-	}
-	return strbuf_detach(&sb);
 }
 
 static int write_text(const char *dir, const char *name, const char *text)
@@ -439,11 +414,4 @@ out:
 	free(kpath);
 	free(rargv);
 	return status;
-}
-
-int cmd_lava_results(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return error("lava-results is not written yet"), EXIT_USAGE;
 }
