@@ -236,6 +236,8 @@ static int collection(struct cur *c, struct lava_value *out, unsigned depth, boo
 			c->i++;
 			return 0;
 		}
+		if (c->i >= c->n)
+			return fail(c, map ? "the line ends inside a mapping" : "the line ends inside a sequence");
 		return fail(c, map ? "',' or '}' expected" : "',' or ']' expected");
 	}
 }
