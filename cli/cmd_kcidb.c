@@ -52,7 +52,8 @@ static int url_parse(const char *s, struct url *u)
 
 	memset(u, 0, sizeof(*u));
 	if (!strncmp(s, "https://", 8))
-		return error("--url '%s': https is not supported (tapboot speaks plain HTTP; put a TLS proxy such as stunnel or an SSH tunnel in front of KCIDB)",
+		return error("--url '%s': https is not supported (tapboot speaks plain HTTP; put a "
+			     "TLS proxy such as stunnel or an SSH tunnel in front of KCIDB)",
 			     s);
 	if (strncmp(s, "http://", 7))
 		return error("--url wants http://HOST[:PORT][/PATH], got '%s'", s);
@@ -125,8 +126,8 @@ static int write_all(int fd, const char *p, size_t n)
 static enum attempt post_once(const struct url *u, const char *token, const char *data, size_t len,
 			      int *status, struct strbuf *body, char **why)
 {
-	struct addrinfo hints = { 0 }, *ai = NULL, *a;
-	struct timeval tv = { SUBMIT_IO_TIMEOUT_S, 0 };
+	struct addrinfo hints = {0}, *ai = NULL, *a;
+	struct timeval tv = {SUBMIT_IO_TIMEOUT_S, 0};
 	struct strbuf req = STRBUF_INIT, resp = STRBUF_INIT;
 	char buf[4096], *hdr_end;
 	int fd = -1, rc, err = 0;
@@ -174,7 +175,8 @@ static enum attempt post_once(const struct url *u, const char *token, const char
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			*why = xasprintf("no answer from %s:%s: %s", u->host, u->port, strerror(errno));
+			*why = xasprintf("no answer from %s:%s: %s", u->host, u->port,
+					 strerror(errno));
 			goto out;
 		}
 		if (n == 0)
@@ -182,7 +184,8 @@ static enum attempt post_once(const struct url *u, const char *token, const char
 		strbuf_add(&resp, buf, (size_t)n);
 	}
 	if (sscanf(resp.buf ? resp.buf : "", "HTTP/%*d.%*d %d", status) != 1) {
-		*why = xasprintf("%s:%s closed the connection without an HTTP answer", u->host, u->port);
+		*why = xasprintf("%s:%s closed the connection without an HTTP answer", u->host,
+				 u->port);
 		goto out;
 	}
 	hdr_end = strstr(resp.buf, "\r\n\r\n");
@@ -213,8 +216,8 @@ static char *first_line(const char *s)
 static int submit_one(const struct url *u, const char *token, const char *arg, unsigned retries)
 {
 	struct stat st;
-	char *path = !stat(arg, &st) && S_ISDIR(st.st_mode) ? xasprintf("%s/kcidb.json", arg) :
-							       xstrdup(arg);
+	char *path = !stat(arg, &st) && S_ISDIR(st.st_mode) ? xasprintf("%s/kcidb.json", arg)
+							    : xstrdup(arg);
 	struct json doc;
 	size_t len = 0;
 	char *data = read_file(path, &len);
@@ -245,13 +248,13 @@ static int submit_one(const struct url *u, const char *token, const char *arg, u
 			printf("submitted %s: HTTP %d %s\n", path, status, line);
 			ret = EXIT_PASS;
 		} else if (a == ATTEMPT_REFUSED && (status == 401 || status == 403)) {
-			error("KCIDB refused the token from KCIDB_TOKEN (HTTP %d%s%s) for '%s'", status,
-			      *line ? ": " : "", line, path);
+			error("KCIDB refused the token from KCIDB_TOKEN (HTTP %d%s%s) for '%s'",
+			      status, *line ? ": " : "", line, path);
 			ret = EXIT_USAGE;
 		} else if (a == ATTEMPT_REFUSED) {
 			if (status)
-				error("KCIDB rejected '%s' (HTTP %d%s%s)", path, status, *line ? ": " : "",
-				      line);
+				error("KCIDB rejected '%s' (HTTP %d%s%s)", path, status,
+				      *line ? ": " : "", line);
 			else
 				error("cannot submit '%s': %s", path, why);
 			ret = EXIT_USAGE;
@@ -260,7 +263,7 @@ static int submit_one(const struct url *u, const char *token, const char *arg, u
 			      attempt ? "s" : "");
 			ret = EXIT_VM;
 		} else {
-			struct timespec ts = { delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L };
+			struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L};
 
 			warning("submitting '%s': %s; again in %u.%u s", path, why, delay_ms / 1000,
 				(delay_ms % 1000) / 100);
@@ -286,10 +289,10 @@ int cmd_kcidb_submit(int argc, char **argv)
 {
 	enum { OPT_URL = 256, OPT_RETRIES, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "url", required_argument, NULL, OPT_URL },
-		{ "retries", required_argument, NULL, OPT_RETRIES },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+		{"url", required_argument, NULL, OPT_URL},
+		{"retries", required_argument, NULL, OPT_RETRIES},
+		{"help", no_argument, NULL, OPT_HELP},
+		{NULL, 0, NULL, 0},
 	};
 	const char *url = NULL, *token = getenv("KCIDB_TOKEN");
 	unsigned retries = 4;
@@ -323,7 +326,8 @@ int cmd_kcidb_submit(int argc, char **argv)
 		}
 	}
 	if (!url || optind >= argc) {
-		error(!url ? "kcidb-submit needs --url" : "kcidb-submit needs a results directory or file");
+		error(!url ? "kcidb-submit needs --url"
+			   : "kcidb-submit needs a results directory or file");
 		fputs(submit_usage, stderr);
 		return EXIT_USAGE;
 	}

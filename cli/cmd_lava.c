@@ -3,7 +3,8 @@
  *
  * Why monitors: a tapboot initramfs has no shell, so LAVA's test shell (which needs a login and
  * an overlay) cannot run; a monitor regex-matches tapboot's top-level TAP lines on the console.
- * tapboot's own parser stays the judge (tapboot lava-results); LAVA's verdicts are a cross-check. */
+ * tapboot's own parser stays the judge (tapboot lava-results); LAVA's verdicts are a cross-check.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -123,7 +124,7 @@ struct lava_arch {
 
 static struct lava_arch lava_arch_of(const char *arch)
 {
-	struct lava_arch a = { arch, false };
+	struct lava_arch a = {arch, false};
 
 	if (!strcmp(arch, "ppc64le"))
 		a.lava_arch = "ppc64";
@@ -174,8 +175,9 @@ static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base
 	s = xasprintf("tapboot %s: %zu test%s", x->arch, x->tests.n, x->tests.n == 1 ? "" : "s");
 	yq(&sb, s);
 	free(s);
-	strbuf_addf(&sb, "\nvisibility: public\npriority: medium\ntimeouts:\n"
-			 "  job: {seconds: %u}\n  action: {seconds: %u}\n  connection: {minutes: 2}\n",
+	strbuf_addf(&sb,
+		    "\nvisibility: public\npriority: medium\ntimeouts:\n"
+		    "  job: {seconds: %u}\n  action: {seconds: %u}\n  connection: {minutes: 2}\n",
 		    deadline + 600, deadline);
 	strbuf_addf(&sb, "context:\n  arch: %s\n", la.lava_arch);
 	if (!kvm)
@@ -192,7 +194,8 @@ static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base
 	}
 	strbuf_addstr(&sb, "  extra_options:\n");
 	for (size_t i = 0; i < opts.n; i++) {
-		if (la.context_cpu && (!strncmp(opts.v[i], "-machine ", 9) || !strncmp(opts.v[i], "-cpu ", 5)))
+		if (la.context_cpu &&
+		    (!strncmp(opts.v[i], "-machine ", 9) || !strncmp(opts.v[i], "-cpu ", 5)))
 			continue;
 		strbuf_addstr(&sb, "  - ");
 		yq(&sb, opts.v[i]);
@@ -209,23 +212,26 @@ static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base
 		yq(&sb, x->tests.v[i]);
 		strbuf_addch(&sb, '\n');
 	}
-	strbuf_addstr(&sb, "actions:\n- deploy:\n    to: tmpfs\n    os: oe\n    timeout: {minutes: 5}\n"
-			   "    images:\n      kernel:\n        image_arg: ");
+	strbuf_addstr(&sb,
+		      "actions:\n- deploy:\n    to: tmpfs\n    os: oe\n    timeout: {minutes: 5}\n"
+		      "    images:\n      kernel:\n        image_arg: ");
 	s = xasprintf("-kernel {kernel} -append \"%s\"", x->cmdline);
 	yq(&sb, s);
 	free(s);
 	strbuf_addf(&sb, "\n        url: ");
-	s = url_base ? xasprintf("%s/%s", url_base, kernel_name) :
-		       xasprintf("file://%s/%s", x->dir, kernel_name);
+	s = url_base ? xasprintf("%s/%s", url_base, kernel_name)
+		     : xasprintf("file://%s/%s", x->dir, kernel_name);
 	yq(&sb, s);
 	free(s);
-	strbuf_addstr(&sb, "\n      ramdisk:\n        image_arg: '-initrd {ramdisk}'\n        url: ");
-	s = url_base ? xasprintf("%s/initramfs.cpio", url_base) :
-		       xasprintf("file://%s/initramfs.cpio", x->dir);
+	strbuf_addstr(&sb,
+		      "\n      ramdisk:\n        image_arg: '-initrd {ramdisk}'\n        url: ");
+	s = url_base ? xasprintf("%s/initramfs.cpio", url_base)
+		     : xasprintf("file://%s/initramfs.cpio", x->dir);
 	yq(&sb, s);
 	free(s);
 	/* no prompts, no auto_login: nothing waits for a shell the image does not have */
-	strbuf_addf(&sb, "\n- boot:\n    method: qemu\n    media: tmpfs\n    timeout: {seconds: %u}\n",
+	strbuf_addf(&sb,
+		    "\n- boot:\n    method: qemu\n    media: tmpfs\n    timeout: {seconds: %u}\n",
 		    idle);
 	/* pattern: the name is captured in a lookahead that needs the whole line (a half-received
 	 * line in pexpect's buffer cannot match early; Python's re allows a group name once);
@@ -233,14 +239,17 @@ static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base
 	 * nests a test's own output 4 spaces deep. end: a kernel panic also ends the monitor, so
 	 * it is a test result and not an infrastructure error (which would set a lab device's
 	 * health to Unknown); (?m)^ keeps tapboot's indented copies of kernel lines out. */
-	strbuf_addf(&sb,
-		    "- test:\n    timeout: {seconds: %u}\n    monitors:\n    - name: tapboot\n"
-		    "      start: '# tapboot: begin'\n"
-		    "      end: '(?m)^(?:\\[[ 0-9.]+\\] )?Kernel panic - not syncing|^# tapboot: end'\n"
-		    "      pattern: '(?m)^(?=(?:not ok|ok) \\d+ (?P<test_case_id>[^#\\r\\n]*?) *(?:#[^\\r\\n]*)?\\r*\\n)"
-		    "(?:(?:not ok|ok) \\d+ [^#\\r\\n]*# (?=SKIP))?(?P<result>SKIP|not ok|ok)'\n"
-		    "      fixupdict:\n        'ok': pass\n        'not ok': fail\n        'SKIP': skip\n",
-		    deadline);
+	strbuf_addf(
+		&sb,
+		"- test:\n    timeout: {seconds: %u}\n    monitors:\n    - name: tapboot\n"
+		"      start: '# tapboot: begin'\n"
+		"      end: '(?m)^(?:\\[[ 0-9.]+\\] )?Kernel panic - not syncing|^# tapboot: end'\n"
+		"      pattern: '(?m)^(?=(?:not ok|ok) \\d+ (?P<test_case_id>[^#\\r\\n]*?) "
+		"*(?:#[^\\r\\n]*)?\\r*\\n)"
+		"(?:(?:not ok|ok) \\d+ [^#\\r\\n]*# (?=SKIP))?(?P<result>SKIP|not ok|ok)'\n"
+		"      fixupdict:\n        'ok': pass\n        'not ok': fail\n        'SKIP': "
+		"skip\n",
+		deadline);
 	strlist_release(&opts);
 	return strbuf_detach(&sb);
 }
@@ -257,7 +266,8 @@ static char *device_yaml(const struct run_export *x, bool kvm)
 	strlist_init(&opts);
 	qemu_options(x, kvm, &opts);
 	strbuf_addf(&sb,
-		    "# device.yaml: a qemu device dictionary for lava-run (tapboot lava-job " TAPBOOT_VERSION ")\n"
+		    "# device.yaml: a qemu device dictionary for lava-run (tapboot "
+		    "lava-job " TAPBOOT_VERSION ")\n"
 		    "available_architectures: [%s]\n"
 		    "constants:\n"
 		    "  kernel-start-message: 'Linux version [0-9]'\n"
@@ -266,11 +276,13 @@ static char *device_yaml(const struct run_export *x, bool kvm)
 		    "  spawn_maxread: '4092'\n"
 		    "  failure_retry: 1\n"
 		    "  boot_retry: 1\n"
-		    "  posix: {lava_test_sh_cmd: /bin/sh, lava_test_results_dir: /lava-%%s, lava_test_shell_file: ~/.bashrc}\n"
+		    "  posix: {lava_test_sh_cmd: /bin/sh, lava_test_results_dir: /lava-%%s, "
+		    "lava_test_shell_file: ~/.bashrc}\n"
 		    "actions:\n"
 		    "  deploy:\n"
 		    "    methods:\n"
-		    "      image: {parameters: {guest: {size: 512, interface: ide, driveid: lavatest}}}\n"
+		    "      image: {parameters: {guest: {size: 512, interface: ide, driveid: "
+		    "lavatest}}}\n"
 		    "  boot:\n"
 		    "    connections: {serial: }\n"
 		    "    methods:\n"
@@ -322,8 +334,11 @@ int cmd_lava_job(int argc, char **argv)
 		}
 		if (i && !strcmp(argv[i], "--kvm")) {
 			kvm = true;
-		} else if (i && (!strcmp(argv[i], "--url-base") || !strncmp(argv[i], "--url-base=", 11))) {
-			url_base = argv[i][10] == '=' ? argv[i] + 11 : i + 1 < argc ? argv[++i] : NULL;
+		} else if (i && (!strcmp(argv[i], "--url-base") ||
+				 !strncmp(argv[i], "--url-base=", 11))) {
+			url_base = argv[i][10] == '=' ? argv[i] + 11
+				   : i + 1 < argc     ? argv[++i]
+						      : NULL;
 			if (!url_base || !*url_base) {
 				error("--url-base wants a URL");
 				goto out;
@@ -332,7 +347,8 @@ int cmd_lava_job(int argc, char **argv)
 			error("lava-job boots one VM: -j/--jobs does not apply");
 			goto out;
 		} else {
-			have_kernel |= !strcmp(argv[i], "--kernel") || !strncmp(argv[i], "--kernel=", 9);
+			have_kernel |=
+				!strcmp(argv[i], "--kernel") || !strncmp(argv[i], "--kernel=", 9);
 			rargv[rargc++] = argv[i];
 		}
 	}
@@ -353,7 +369,8 @@ int cmd_lava_job(int argc, char **argv)
 		goto out;
 	}
 	if (strchr(x.cmdline, '"') || strchr(x.cmdline, '\n')) {
-		error("the kernel command line holds a '\"' or a line break, which LAVA's image_arg cannot carry: '%s'",
+		error("the kernel command line holds a '\"' or a line break, which LAVA's "
+		      "image_arg cannot carry: '%s'",
 		      x.cmdline);
 		goto out;
 	}
@@ -368,7 +385,8 @@ int cmd_lava_job(int argc, char **argv)
 
 			free(b);
 			if (same) {
-				error("tests '%s' and '%s' are both '%s' in LAVA (it lower-cases names and turns other characters to '_'): rename one",
+				error("tests '%s' and '%s' are both '%s' in LAVA (it lower-cases "
+				      "names and turns other characters to '_'): rename one",
 				      x.tests.v[j], x.tests.v[i], a);
 				free(a);
 				goto out;
@@ -376,7 +394,8 @@ int cmd_lava_job(int argc, char **argv)
 		}
 		free(a);
 	}
-	kname = xstrdup(strrchr(x.kernel_image, '/') ? strrchr(x.kernel_image, '/') + 1 : x.kernel_image);
+	kname = xstrdup(strrchr(x.kernel_image, '/') ? strrchr(x.kernel_image, '/') + 1
+						     : x.kernel_image);
 	if (!strcmp(kname, "initramfs.cpio") || strstr(kname, ".yaml")) {
 		free(kname);
 		kname = xstrdup("kernel");
@@ -394,7 +413,8 @@ int cmd_lava_job(int argc, char **argv)
 out:
 	if (exported && status != EXIT_PASS) {
 		/* bad input: leave no half-made job behind */
-		const char *names[] = { "job.yaml", "device.yaml", "dispatcher.yaml", "initramfs.cpio" };
+		const char *names[] = {"job.yaml", "device.yaml", "dispatcher.yaml",
+				       "initramfs.cpio"};
 
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 			char *p = xasprintf("%s/%s", x.dir, names[i]);

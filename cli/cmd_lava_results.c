@@ -130,8 +130,9 @@ static void add_console_line(struct lava_run *l, const struct lava_value *msg, d
 		n = lava_unescape_quotes(s, n);
 	/* a terminal reset before the init's first line reaches LAVA without its ESC */
 	skip = lava_escape_remains(s, n);
-	if (skip && (!strncmp(s + skip, "# tapboot: ", 11) || !strncmp(s + skip, "TAP version", 11) ||
-		     !strncmp(s + skip, "ok ", 3) || !strncmp(s + skip, "not ok ", 7)))
+	if (skip &&
+	    (!strncmp(s + skip, "# tapboot: ", 11) || !strncmp(s + skip, "TAP version", 11) ||
+	     !strncmp(s + skip, "ok ", 3) || !strncmp(s + skip, "not ok ", 7)))
 		memmove(s, s + skip, (n -= skip) + 1);
 	if (!l->saw_begin && strstr(s, TAPBOOT_MARK_BEGIN) == s) {
 		l->saw_begin = true;
@@ -155,8 +156,12 @@ static void add_result(struct lava_run *l, const struct lava_value *msg)
 		l->job_result = xstrdup(res);
 		free(l->error_type);
 		free(l->error_msg);
-		l->error_type = lava_get_str(msg, "error_type") ? xstrdup(lava_get_str(msg, "error_type")) : NULL;
-		l->error_msg = lava_get_str(msg, "error_msg") ? xstrdup(lava_get_str(msg, "error_msg")) : NULL;
+		l->error_type = lava_get_str(msg, "error_type")
+					? xstrdup(lava_get_str(msg, "error_type"))
+					: NULL;
+		l->error_msg = lava_get_str(msg, "error_msg")
+				       ? xstrdup(lava_get_str(msg, "error_msg"))
+				       : NULL;
 		return;
 	}
 	if (strcmp(def, "tapboot"))
@@ -196,7 +201,8 @@ static int read_log(const char *path, struct lava_run *l)
 			continue; /* a YAML document start (the REST endpoint) */
 		if (lava_flow_parse(line, (size_t)n, &v, &err) < 0) {
 			if (last_cut && records) {
-				/* the last line is cut short: the log was truncated while written */
+				/* the last line is cut short: the log was truncated while written
+				 */
 				l->truncated = true;
 				free(err);
 				break;
@@ -209,7 +215,8 @@ static int read_log(const char *path, struct lava_run *l)
 		msg = lava_get(&v, "msg");
 		if (!lava_get_str(&v, "dt") || !lvl || !msg) {
 			lava_value_release(&v);
-			ret = error_at(path, lineno, "not a LAVA job log line: no \"dt\", \"lvl\" and \"msg\"");
+			ret = error_at(path, lineno,
+				       "not a LAVA job log line: no \"dt\", \"lvl\" and \"msg\"");
 			goto out;
 		}
 		records++;
@@ -218,7 +225,8 @@ static int read_log(const char *path, struct lava_run *l)
 			add_console_line(l, msg, parse_dt(lava_get_str(&v, "dt")));
 		} else if (!strcmp(lvl, "results")) {
 			add_result(l, msg);
-		} else if (msg_s && !strncmp(msg_s, "lava-dispatcher, installed at version: ", 39)) {
+		} else if (msg_s &&
+			   !strncmp(msg_s, "lava-dispatcher, installed at version: ", 39)) {
 			free(l->version);
 			l->version = xstrdup(msg_s + 39);
 		} else if (msg_s && !strncmp(msg_s, "Boot command: ", 14)) {
@@ -267,7 +275,8 @@ static int read_job_names(const char *path, struct strlist *names)
 		colon[strcspn(colon, "\r\n")] = '\0';
 		doc = xasprintf("{\"v\": %s}", colon + 1);
 		if (lava_flow_parse(doc, strlen(doc), &v, &err) < 0 || !lava_get_str(&v, "v")) {
-			ret = error_at(path, lineno, "bad test name: %s", err ? err : "not a string");
+			ret = error_at(path, lineno, "bad test name: %s",
+				       err ? err : "not a string");
 			free(err);
 			free(doc);
 			break;
@@ -279,7 +288,8 @@ static int read_job_names(const char *path, struct strlist *names)
 	free(line);
 	fclose(fp);
 	if (!ret && !names->n)
-		ret = error("'%s' names no tests (no tapboot.test.N metadata: not written by tapboot lava-job?)",
+		ret = error("'%s' names no tests (no tapboot.test.N metadata: not written by "
+			    "tapboot lava-job?)",
 			    path);
 	return ret;
 }
@@ -309,7 +319,8 @@ static char *make_dir(const char *out, bool force)
 				return NULL;
 			}
 			if (!force && !dir_is_empty(out)) {
-				error("results directory '%s' is not empty: pass --force to write into it, or choose another -o",
+				error("results directory '%s' is not empty: pass --force to write "
+				      "into it, or choose another -o",
 				      out);
 				return NULL;
 			}
@@ -392,8 +403,8 @@ static unsigned cross_check(const struct lava_run *l, const struct tap_test *t, 
 			free(id);
 		}
 		if (!match) {
-			error("LAVA recorded '%s' (%s), a test tapboot's parser did not see", l->cases[c].id,
-			      l->cases[c].result);
+			error("LAVA recorded '%s' (%s), a test tapboot's parser did not see",
+			      l->cases[c].id, l->cases[c].result);
 			bad++;
 		} else if (!lava_expected(match->verdict) ||
 			   strcmp(lava_expected(match->verdict), l->cases[c].result)) {
@@ -409,13 +420,13 @@ int cmd_lava_results(int argc, char **argv)
 {
 	enum { OPT_FORCE = 256, OPT_JOB, OPT_JOB_URL, OPT_ORIGIN, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "job", required_argument, NULL, OPT_JOB },
-		{ "job-url", required_argument, NULL, OPT_JOB_URL },
-		{ "kcidb-origin", required_argument, NULL, OPT_ORIGIN },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+		{"output", required_argument, NULL, 'o'},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"job", required_argument, NULL, OPT_JOB},
+		{"job-url", required_argument, NULL, OPT_JOB_URL},
+		{"kcidb-origin", required_argument, NULL, OPT_ORIGIN},
+		{"help", no_argument, NULL, OPT_HELP},
+		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *job = NULL, *job_url = NULL, *origin = NULL, *log;
 	bool force = false;
@@ -452,7 +463,8 @@ int cmd_lava_results(int argc, char **argv)
 			break;
 		case OPT_ORIGIN:
 			if (!report_kcidb_origin_ok(optarg)) {
-				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+				error("--kcidb-origin wants lower-case letters, digits and '_' "
+				      "(KCIDB's origin), got '%s'",
 				      optarg);
 				goto out;
 			}
@@ -481,15 +493,19 @@ int cmd_lava_results(int argc, char **argv)
 	if ((job && read_job_names(job, &names) < 0) || read_log(log, &l) < 0)
 		goto out;
 	if (!l.version && !l.job_result && !l.saw_target && !l.ncases) {
-		error("'%s' is not a LAVA job log: no lava-dispatcher version, console or results in it", log);
+		error("'%s' is not a LAVA job log: no lava-dispatcher version, console or results "
+		      "in it",
+		      log);
 		goto out;
 	}
 	/* why the run is not complete, in LAVA's terms (tapboot's parser adds its own) */
 	if (l.truncated || !l.job_result)
 		strbuf_addstr(&why, "the LAVA log ends before the job's result (truncated)");
 	else if (!l.saw_begin)
-		strbuf_addf(&why, "the job never reached tapboot's init (no '%s' on the console)%s%s",
-			    "# tapboot: begin", l.error_msg ? ": " : "", l.error_msg ? l.error_msg : "");
+		strbuf_addf(&why,
+			    "the job never reached tapboot's init (no '%s' on the console)%s%s",
+			    "# tapboot: begin", l.error_msg ? ": " : "",
+			    l.error_msg ? l.error_msg : "");
 	else if (l.error_msg)
 		strbuf_addf(&why, "LAVA: %s%s%s", l.error_type ? l.error_type : "error",
 			    l.error_type ? " error: " : "", l.error_msg);
@@ -507,8 +523,9 @@ int cmd_lava_results(int argc, char **argv)
 	contradictions = cross_check(&l, tests, ntests);
 
 	if (l.qemu_arch)
-		arch = !strcmp(l.qemu_arch, "aarch64") ? xstrdup("arm64") :
-		       !strcmp(l.qemu_arch, "ppc64") ? xstrdup("ppc64le") : xstrdup(l.qemu_arch);
+		arch = !strcmp(l.qemu_arch, "aarch64") ? xstrdup("arm64")
+		       : !strcmp(l.qemu_arch, "ppc64") ? xstrdup("ppc64le")
+						       : xstrdup(l.qemu_arch);
 	memset(&rep, 0, sizeof(rep));
 	rep.arch = arch;
 	rep.kernel = l.kernel_url;
@@ -517,8 +534,8 @@ int cmd_lava_results(int argc, char **argv)
 	rep.suite = "tapboot";
 	rep.complete = sum->complete && !why.len;
 	if (!rep.complete && !why.len)
-		strbuf_addstr(&why, sum->crash_line ? sum->crash_line :
-				    "no tapboot end line with the run's nonce");
+		strbuf_addstr(&why, sum->crash_line ? sum->crash_line
+						    : "no tapboot end line with the run's nonce");
 	rep.error = why.len ? why.buf : NULL;
 	rep.wall_s = -1;
 	rep.tests = tests;

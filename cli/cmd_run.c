@@ -2167,6 +2167,16 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 		strlist_push(&x->tests, r.plan.tests[i].name);
 	status = 0;
 out:
+	if (status && r.dir_created) {
+		/* bad input: leave nothing behind (the builder removes its own temporary file) */
+		char *t = xasprintf("%s/tests", r.dir), *m = xasprintf("%s/kselftest.manifest", r.dir);
+
+		unlink(m);
+		rmdir(t);
+		rmdir(r.dir);
+		free(t);
+		free(m);
+	}
 	run_release(&r);
 	return status;
 }

@@ -24,12 +24,12 @@ int cmd_lava_results(int argc, char **argv);
  * argv is run's (its options and TESTs), -o DIR gets the image as initramfs.cpio. */
 struct run_export {
 	char *dir, *image, *kernel_image; /* absolute paths */
-	char *cmdline; /* the whole kernel command line, nonce included */
+	char *cmdline;			  /* the whole kernel command line, nonce included */
 	char nonce[33];
 	char *arch, *qemu, *console, *machine, *cpu;
 	unsigned memory_mb, smp;
-	unsigned deadline_s; /* run's whole-run limit (0: none) */
-	unsigned longest_s; /* the longest test timeout (0: none) */
+	unsigned deadline_s;  /* run's whole-run limit (0: none) */
+	unsigned longest_s;   /* the longest test timeout (0: none) */
 	struct strlist tests; /* the plan's test names, in order */
 };
 /* 0, or EXIT_USAGE after a message. */

@@ -87,20 +87,52 @@ static int dquoted(struct cur *c, struct strbuf *sb)
 			break;
 		ch = c->s[c->i++];
 		switch (ch) {
-		case '0': strbuf_addch(sb, '\0'); break;
-		case 'a': strbuf_addch(sb, '\a'); break;
-		case 'b': strbuf_addch(sb, '\b'); break;
-		case 't': case '\t': strbuf_addch(sb, '\t'); break;
-		case 'n': strbuf_addch(sb, '\n'); break;
-		case 'v': strbuf_addch(sb, '\v'); break;
-		case 'f': strbuf_addch(sb, '\f'); break;
-		case 'r': strbuf_addch(sb, '\r'); break;
-		case 'e': strbuf_addch(sb, 0x1B); break;
-		case ' ': case '"': case '/': case '\\': strbuf_addch(sb, ch); break;
-		case 'N': put_utf8(sb, 0x85); break;
-		case '_': put_utf8(sb, 0xA0); break;
-		case 'L': put_utf8(sb, 0x2028); break;
-		case 'P': put_utf8(sb, 0x2029); break;
+		case '0':
+			strbuf_addch(sb, '\0');
+			break;
+		case 'a':
+			strbuf_addch(sb, '\a');
+			break;
+		case 'b':
+			strbuf_addch(sb, '\b');
+			break;
+		case 't':
+		case '\t':
+			strbuf_addch(sb, '\t');
+			break;
+		case 'n':
+			strbuf_addch(sb, '\n');
+			break;
+		case 'v':
+			strbuf_addch(sb, '\v');
+			break;
+		case 'f':
+			strbuf_addch(sb, '\f');
+			break;
+		case 'r':
+			strbuf_addch(sb, '\r');
+			break;
+		case 'e':
+			strbuf_addch(sb, 0x1B);
+			break;
+		case ' ':
+		case '"':
+		case '/':
+		case '\\':
+			strbuf_addch(sb, ch);
+			break;
+		case 'N':
+			put_utf8(sb, 0x85);
+			break;
+		case '_':
+			put_utf8(sb, 0xA0);
+			break;
+		case 'L':
+			put_utf8(sb, 0x2028);
+			break;
+		case 'P':
+			put_utf8(sb, 0x2029);
+			break;
 		case 'x':
 			if (hex_digits(c, 2, &cp) < 0)
 				return -1;
@@ -205,7 +237,7 @@ static int collection(struct cur *c, struct lava_value *out, unsigned depth, boo
 		return 0;
 	}
 	for (;;) {
-		struct lava_value key = { 0 }, item = { 0 };
+		struct lava_value key = {0}, item = {0};
 
 		skip_ws(c);
 		if (map) {
@@ -237,7 +269,8 @@ static int collection(struct cur *c, struct lava_value *out, unsigned depth, boo
 			return 0;
 		}
 		if (c->i >= c->n)
-			return fail(c, map ? "the line ends inside a mapping" : "the line ends inside a sequence");
+			return fail(c, map ? "the line ends inside a mapping"
+					   : "the line ends inside a sequence");
 		return fail(c, map ? "',' or '}' expected" : "',' or ']' expected");
 	}
 }
@@ -265,7 +298,7 @@ static int parse_value(struct cur *c, struct lava_value *out, unsigned depth)
 
 int lava_flow_parse(const char *line, size_t len, struct lava_value *out, char **err)
 {
-	struct cur c = { line, len, 0, NULL };
+	struct cur c = {line, len, 0, NULL};
 
 	memset(out, 0, sizeof(*out));
 	while (c.n && (line[c.n - 1] == '\n' || line[c.n - 1] == '\r'))
@@ -348,9 +381,11 @@ size_t lava_escape_remains(const char *s, size_t len)
 		if (i < len && s[i] == '[') {
 			size_t j = i + 1;
 
-			while (j < len && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';' || s[j] == '?'))
+			while (j < len &&
+			       ((s[j] >= '0' && s[j] <= '9') || s[j] == ';' || s[j] == '?'))
 				j++;
-			if (j < len && ((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z'))) {
+			if (j < len &&
+			    ((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z'))) {
 				i = j + 1;
 				continue;
 			}

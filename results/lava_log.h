@@ -14,7 +14,7 @@ struct lava_value {
 	enum lava_kind kind;
 	char *str; /* owned, LAVA_STR: decoded UTF-8, len bytes (may hold NUL), NUL-terminated */
 	size_t len;
-	char **keys; /* owned, LAVA_MAP */
+	char **keys;		  /* owned, LAVA_MAP */
 	struct lava_value *items; /* owned, LAVA_MAP (the values) and LAVA_LIST */
 	size_t n, alloc;
 };

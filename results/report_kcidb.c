@@ -182,8 +182,8 @@ static const struct tap_test *find_crash_test(const struct report_run *r)
 static void put_crash(struct kcidb_ctx *k, const struct tap_test *t)
 {
 	const struct crash_sig *c = k->r->crash;
-	const char *title = c && c->title ? c->title :
-			    (k->r->summary ? k->r->summary->crash_line : NULL);
+	const char *title =
+		c && c->title ? c->title : (k->r->summary ? k->r->summary->crash_line : NULL);
 
 	if (title) {
 		char *one = report_one_line(title);
@@ -274,9 +274,17 @@ static char *environment(const struct report_run *r)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
-	char *comment = xasprintf("QEMU %s%s%s%s%s", r->arch ? r->arch : "", r->machine ? " -M " : "",
-				  r->machine ? r->machine : "", r->accel ? ", " : "",
-				  r->accel ? r->accel : "");
+	struct strbuf c = STRBUF_INIT;
+	char *comment;
+
+	strbuf_addstr(&c, "QEMU");
+	if (r->arch)
+		strbuf_addf(&c, " %s", r->arch);
+	if (r->machine)
+		strbuf_addf(&c, " -M %s", r->machine);
+	if (r->accel)
+		strbuf_addf(&c, ", %s", r->accel);
+	comment = strbuf_detach(&c);
 
 	if (!fp)
 		die_errno(EXIT_VM, "cannot open a memory stream");
@@ -307,7 +315,7 @@ int report_kcidb_fprint(FILE *fp, const struct report_run *r)
 	const char *release = r->kernel_release;
 	const char *origin = r->kcidb_origin ? r->kcidb_origin : "tapboot";
 	struct strbuf root = STRBUF_INIT;
-	struct kcidb_ctx k = { fp, r, origin, NULL, NULL, NULL, 0, true, find_crash_test(r) };
+	struct kcidb_ctx k = {fp, r, origin, NULL, NULL, NULL, 0, true, find_crash_test(r)};
 	char rnd[33], *checkout_id, *build_id, *arch;
 
 	if (!release && r->summary)

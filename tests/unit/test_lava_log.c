@@ -18,8 +18,10 @@ static void t_lines(void)
 	struct lava_value v;
 	char *err;
 
-	if (check_int(parse("{\"dt\": \"2026-12-04T17:33:51.896529\", \"lvl\": \"target\", \"msg\": \"ok 1 pass\"}\n",
-			    &v, &err), ==, 0)) {
+	if (check_int(parse("{\"dt\": \"2026-12-04T17:33:51.896529\", \"lvl\": \"target\", "
+			    "\"msg\": \"ok 1 pass\"}\n",
+			    &v, &err),
+		      ==, 0)) {
 		check_str(lava_get_str(&v, "dt"), "2026-12-04T17:33:51.896529");
 		check_str(lava_get_str(&v, "lvl"), "target");
 		check_str(lava_get_str(&v, "msg"), "ok 1 pass");
@@ -27,19 +29,26 @@ static void t_lines(void)
 		lava_value_release(&v);
 	}
 	/* escapes as PyYAML writes them, and 2023.01's \" inside the text */
-	if (check_int(parse("{\"msg\": \"caf\\xE9 \\u2028 \\N\\_\\L\\P \\e[0m \\\\\\\"q\\\\\\\" \\t\\0z \\U0001F600\"}",
-			    &v, &err), ==, 0)) {
+	if (check_int(parse("{\"msg\": \"caf\\xE9 \\u2028 \\N\\_\\L\\P \\e[0m \\\\\\\"q\\\\\\\" "
+			    "\\t\\0z \\U0001F600\"}",
+			    &v, &err),
+		      ==, 0)) {
 		const struct lava_value *m = lava_get(&v, "msg");
 
 		check_int(m->len, ==, 40);
-		check_mem(m->str, "caf\xc3\xa9 \xe2\x80\xa8 \xc2\x85\xc2\xa0\xe2\x80\xa8\xe2\x80\xa9 \x1b[0m \\\"q\\\" \t\0z \xf0\x9f\x98\x80",
+		check_mem(m->str,
+			  "caf\xc3\xa9 \xe2\x80\xa8 \xc2\x85\xc2\xa0\xe2\x80\xa8\xe2\x80\xa9 "
+			  "\x1b[0m \\\"q\\\" \t\0z \xf0\x9f\x98\x80",
 			  40);
 		lava_value_release(&v);
 	}
 	/* nested results, a non-specific tag, plain and single-quoted scalars, a list item */
-	if (check_int(parse("- {\"dt\": \"x\", \"lvl\": \"results\", \"msg\": {\"case\": \"file-download\", "
-			    "\"extra\": {\"size\": ! \"8247232\", \"n\": 12, \"l\": ['a''b', []], \"e\": {}}}}",
-			    &v, &err), ==, 0)) {
+	if (check_int(parse("- {\"dt\": \"x\", \"lvl\": \"results\", \"msg\": {\"case\": "
+			    "\"file-download\", "
+			    "\"extra\": {\"size\": ! \"8247232\", \"n\": 12, \"l\": ['a''b', []], "
+			    "\"e\": {}}}}",
+			    &v, &err),
+		      ==, 0)) {
 		const struct lava_value *msg = lava_get(&v, "msg"), *extra = lava_get(msg, "extra");
 
 		check_str(lava_get_str(msg, "case"), "file-download");
@@ -55,14 +64,15 @@ static void t_lines(void)
 static void t_errors(void)
 {
 	static const char *const bad[][2] = {
-		{ "[    0.000000] Linux version 6.1", "not a YAML flow mapping ('{' expected at column 1)" },
-		{ "{\"msg\": \"cut", "unterminated double-quoted string at column 13" },
-		{ "{\"msg\": \"a\"", "the line ends inside a mapping at column 12" },
-		{ "{\"msg\" \"a\"}", "':' expected after a key at column 8" },
-		{ "{\"msg\": \"\\q\"}", "unknown escape at column 11" },
-		{ "{\"msg\": \"\\xZZ\"}", "bad hex digit in an escape at column 12" },
-		{ "{\"a\": \"b\"} x", "text after the mapping at column 12" },
-		{ "{\"a\": \"b\" \"c\"}", "',' or '}' expected at column 11" },
+		{"[    0.000000] Linux version 6.1",
+		 "not a YAML flow mapping ('{' expected at column 1)"},
+		{"{\"msg\": \"cut", "unterminated double-quoted string at column 13"},
+		{"{\"msg\": \"a\"", "the line ends inside a mapping at column 12"},
+		{"{\"msg\" \"a\"}", "':' expected after a key at column 8"},
+		{"{\"msg\": \"\\q\"}", "unknown escape at column 11"},
+		{"{\"msg\": \"\\xZZ\"}", "bad hex digit in an escape at column 12"},
+		{"{\"a\": \"b\"} x", "text after the mapping at column 12"},
+		{"{\"a\": \"b\" \"c\"}", "',' or '}' expected at column 11"},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -91,9 +101,12 @@ static void t_console(void)
 static void t_case_id(void)
 {
 	static const char *const ids[][2] = {
-		{ "pass", "pass" },       { "hello.sh", "hello_sh" },
-		{ " Mixed Case ", "mixed_case" }, { "a_ b", "a__b" },
-		{ "net/socket(AF_INET6)", "net_socket_af_inet6_" }, { "x--y", "x_y" },
+		{"pass", "pass"},
+		{"hello.sh", "hello_sh"},
+		{" Mixed Case ", "mixed_case"},
+		{"a_ b", "a__b"},
+		{"net/socket(AF_INET6)", "net_socket_af_inet6_"},
+		{"x--y", "x_y"},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {

@@ -1,5 +1,6 @@
 /* test_report_kcidb.c: kcidb.json (KCIDB v5.3): checkout, build and tests, ids per run, origin,
- * paths in the schema's charset, statuses, start_time, environment, misc, crash title and excerpt. */
+ * paths in the schema's charset, statuses, start_time, environment, misc, crash title and excerpt.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,22 +92,30 @@ static void t_objects(void)
 	char *s = to_string(&r);
 	struct json doc;
 
-	check(s && !strncmp(s, "{\"version\": {\"major\": 5, \"minor\": 3},\n \"checkouts\": [\n", 54));
+	check(s &&
+	      !strncmp(s, "{\"version\": {\"major\": 5, \"minor\": 3},\n \"checkouts\": [\n", 54));
 	check(s && strstr(s, "{\"id\": \"" RUN ":checkout\", \"origin\": \"tapboot\", "
 			     "\"start_time\": \"2026-12-04T17:33:49.250Z\""));
-	check(s && strstr(s, "{\"id\": \"" RUN ":build\", \"origin\": \"tapboot\", \"checkout_id\": \"" RUN
+	check(s && strstr(s, "{\"id\": \"" RUN
+			     ":build\", \"origin\": \"tapboot\", \"checkout_id\": \"" RUN
 			     ":checkout\", \"architecture\": \"x86_64\", \"status\": \"PASS\""));
-	check(s && strstr(s, "{\"id\": \"" RUN ":1:kselftest.proc.fd-001-lookup\", \"build_id\": \"" RUN
-			     ":build\", \"origin\": \"tapboot\", \"path\": \"kselftest.proc.fd-001-lookup\", "
-			     "\"status\": \"PASS\", \"duration\": 0.012, \"start_time\": "
-			     "\"2026-12-04T17:33:49.250Z\", \"environment\": {\"comment\": \"QEMU x86_64 -M pc, "
-			     "tcg\", \"misc\": {\"platform\": \"qemu\", \"arch\": \"x86_64\", \"machine\": \"pc\", "
-			     "\"accel\": \"tcg\"}}, \"misc\": {\"verdict\": \"pass\", \"name\": "
-			     "\"proc/fd-001-lookup\", \"exit_code\": 0, \"nonce\": "
-			     "\"0123456789abcdef0123456789abcdef\", \"reproduce\": \"reproduce.sh\"}}"));
+	check(s &&
+	      strstr(s, "{\"id\": \"" RUN ":1:kselftest.proc.fd-001-lookup\", \"build_id\": \"" RUN
+			":build\", \"origin\": \"tapboot\", \"path\": "
+			"\"kselftest.proc.fd-001-lookup\", "
+			"\"status\": \"PASS\", \"duration\": 0.012, \"start_time\": "
+			"\"2026-12-04T17:33:49.250Z\", \"environment\": {\"comment\": \"QEMU "
+			"x86_64 -M pc, "
+			"tcg\", \"misc\": {\"platform\": \"qemu\", \"arch\": \"x86_64\", "
+			"\"machine\": \"pc\", "
+			"\"accel\": \"tcg\"}}, \"misc\": {\"verdict\": \"pass\", \"name\": "
+			"\"proc/fd-001-lookup\", \"exit_code\": 0, \"nonce\": "
+			"\"0123456789abcdef0123456789abcdef\", \"reproduce\": \"reproduce.sh\"}}"));
 	/* paths: only [A-Za-z0-9_-] inside components, no empty component */
-	check(s && strstr(s, "\"path\": \"kselftest.net.socket.socket_AF_INET\", \"status\": \"PASS\""));
-	check(s && strstr(s, "\"path\": \"kselftest.net.socket.len_16_mode_x\", \"status\": \"FAIL\""));
+	check(s &&
+	      strstr(s, "\"path\": \"kselftest.net.socket.socket_AF_INET\", \"status\": \"PASS\""));
+	check(s &&
+	      strstr(s, "\"path\": \"kselftest.net.socket.len_16_mode_x\", \"status\": \"FAIL\""));
 	check(s && strstr(s, "\"path\": \"kselftest.a_b\", \"status\": \"PASS\""));
 	check(s && strstr(s, "\"path\": \"kselftest.mm.madv\", \"status\": \"SKIP\""));
 	check(s && strstr(s, "\"path\": \"kselftest.later\", \"status\": \"MISS\""));
@@ -142,7 +151,8 @@ static void t_origin_and_ids(void)
 	a = to_string(&r);
 	b = to_string(&r);
 	check(a && b && strcmp(a, b) != 0);
-	check(a && strstr(a, "\"id\": \"tapboot:") && !strstr(a, "0123456789abcdef0123456789abcdef:"));
+	check(a && strstr(a, "\"id\": \"tapboot:") &&
+	      !strstr(a, "0123456789abcdef0123456789abcdef:"));
 	free(a);
 	free(b);
 	check(report_kcidb_origin_ok("tapboot"));
@@ -156,17 +166,18 @@ static void t_origin_and_ids(void)
 static void t_crash_sig(void)
 {
 	struct report_run r = sample();
-	char *ids[] = { (char *)"sysrq_crash", (char *)"panic:x" };
-	struct crash_sig c = { (char *)"Kernel panic: sysrq triggered crash", ids, 2,
-			       (char *)"Call Trace:\n sysrq_handle_crash\x01\n" };
+	char *ids[] = {(char *)"sysrq_crash", (char *)"panic:x"};
+	struct crash_sig c = {(char *)"Kernel panic: sysrq triggered crash", ids, 2,
+			      (char *)"Call Trace:\n sysrq_handle_crash\x01\n"};
 	char *s, *big;
 
 	r.crash = &c;
 	r.log_url = "https://lava.example.org/scheduler/job/42";
 	s = to_string(&r);
 	check(s && strstr(s, "\"log_url\": \"https://lava.example.org/scheduler/job/42\""));
-	check(s && strstr(s, "\"comment\": \"Kernel panic: sysrq triggered crash\", \"log_excerpt\": "
-			     "\"Call Trace:\\n sysrq_handle_crash\\u0001\\n\""));
+	check(s &&
+	      strstr(s, "\"comment\": \"Kernel panic: sysrq triggered crash\", \"log_excerpt\": "
+			"\"Call Trace:\\n sysrq_handle_crash\\u0001\\n\""));
 	check(s && strstr(s, "\"crash_ids\": [\"sysrq_crash\", \"panic:x\"]"));
 	free(s);
 	/* the excerpt keeps the last 16384 bytes, whole UTF-8 sequences, no NUL */
@@ -187,7 +198,8 @@ static void t_crash_sig(void)
 		if (check(e != NULL)) {
 			const char *end = strchr(e + 16, '"');
 
-			check_int(end - (e + 16), ==, 16383 - 1); /* the é's tail and the NUL gone */
+			check_int(end - (e + 16), ==,
+				  16383 - 1); /* the é's tail and the NUL gone */
 			check(e[16] == 'a');
 		}
 	}
