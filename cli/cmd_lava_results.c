@@ -246,8 +246,9 @@ out:
 	return ret;
 }
 
-/* The planned tests' names from a job lava-job wrote (metadata tapboot.test.N: 'NAME'). */
-static int read_job_names(const char *path, struct strlist *names)
+/* The planned tests' names from a job lava-job wrote (metadata tapboot.test.N: 'NAME'), and its
+ * nonce (tapboot.nonce: 'HEX') into nonce. */
+static int read_job_names(const char *path, struct strlist *names, char nonce[33])
 {
 	FILE *fp = fopen(path, "r");
 	char *line = NULL;
@@ -264,6 +265,11 @@ static int read_job_names(const char *path, struct strlist *names)
 		char *err = NULL, *doc;
 
 		lineno++;
+		if (!strncmp(line, "  tapboot.nonce: '", 18) && strlen(line) >= 18 + 32 + 1 &&
+		    line[18 + 32] == '\'') {
+			memcpy(nonce, line + 18, 32);
+			nonce[32] = '\0';
+		}
 		if (!p || strncmp(line, "  tapboot.test.", 15))
 			continue;
 		k = strtoul(p + 13, &colon, 10);
@@ -441,6 +447,7 @@ int cmd_lava_results(int argc, char **argv)
 	char *dir = NULL, *url = NULL, *path, *arch = NULL;
 	int c, status = EXIT_USAGE;
 	unsigned contradictions = 0;
+	char job_nonce[33] = "";
 
 	memset(&l, 0, sizeof(l));
 	strbuf_init(&l.console);
@@ -490,8 +497,13 @@ int cmd_lava_results(int argc, char **argv)
 		error("--job-url wants a URL, got '%s'", job_url);
 		goto out;
 	}
-	if ((job && read_job_names(job, &names) < 0) || read_log(log, &l) < 0)
+	if ((job && read_job_names(job, &names, job_nonce) < 0) || read_log(log, &l) < 0)
 		goto out;
+	if (job && l.nonce && *job_nonce && strcmp(job_nonce, l.nonce)) {
+		error("'%s' is not the log of '%s': its boot command carries nonce %s, the job %s", log,
+		      job, l.nonce, job_nonce);
+		goto out;
+	}
 	if (!l.version && !l.job_result && !l.saw_target && !l.ncases) {
 		error("'%s' is not a LAVA job log: no lava-dispatcher version, console or results "
 		      "in it",

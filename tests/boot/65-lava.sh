@@ -31,9 +31,14 @@ for arch in x86_64 arm64; do
 		want='[["pass","pass"],["fail","fail"],["hang","timeout"],["panic","crash"]]'
 	fi
 
-	"$TAPBOOT" run --kernel "$k" -o "$WORK/run-$arch" -q --timeout 3 "$@" >/dev/null 2>&1
+	"$TAPBOOT" run --kernel "$k" -o "$WORK/run-$arch" -q --timeout 3 --kcidb-origin lab_ci "$@" >/dev/null 2>&1
 	run_rc=$?
 	is "$(verdicts "$WORK/run-$arch")" "$want" "$arch: tapboot run's verdicts"
+	is "$(jq -c '[(.builds[0].id | test("^lab_ci:[0-9a-f]{32}:build$")), .tests[0].environment.comment,
+		.tests[0].misc.reproduce, (.tests[0].start_time | test("^20[0-9-]{8}T[0-9:]{8}[.][0-9]{3}Z$"))]' \
+		"$WORK/run-$arch/kcidb.json")" \
+		"[true,\"QEMU $arch -M $(sed -n 's/^machine = //p' "$TOP/configs/$arch.conf"), tcg\",\"reproduce.sh\",true]" \
+		"$arch: run --kcidb-origin: ids, environment, misc, start_time"
 
 	j=$WORK/job-$arch
 	"$TAPBOOT" lava-job --kernel "$k" -o "$j" -q --timeout 3 "$@" >"$WORK/lava-job.out" 2>&1
@@ -79,6 +84,10 @@ is "$(jq -r '.tests[0].log_url' "$WORK/lava-raw/kcidb.json")" https://lava.examp
 is "$(grep -c '^  reason: "exit 1"$' "$WORK/lava-raw/console.log")" 1 "2023.x's \\\" escaping is undone in the console"
 
 # Bad logs: never a pass.
+"$TAPBOOT" lava-results -o "$WORK/bad0" --job "$WORK/job-arm64/job.yaml" "$j/lava.log" >/dev/null 2>"$WORK/err-bad0"
+is "$?" 2 "the log of another job: exit 2"
+like "$(cat "$WORK/err-bad0")" "^tapboot: '$j/lava.log' is not the log of '$WORK/job-arm64/job.yaml': its boot command carries nonce [0-9a-f]{32}, the job [0-9a-f]{32}$" \
+	"the log of another job: said so"
 "$TAPBOOT" lava-results -o "$WORK/bad1" "$WORK/run-x86_64/console.log" >/dev/null 2>"$WORK/err-bad1"
 is "$?" 2 "not a LAVA log: exit 2"
 like "$(cat "$WORK/err-bad1")" "^tapboot: $WORK/run-x86_64/console.log:1: not a LAVA job log line: " \
