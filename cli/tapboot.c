@@ -16,7 +16,8 @@ static const char usage[] =
 	"  compare  regressions and fixes between two runs\n"
 	"\n"
 	"  tapboot <command> --help   options of one command\n"
-	"  tapboot --version\n";
+	"  tapboot --version\n"
+	"  man tapboot                the manual\n";
 
 static int finish(int status)
 {
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
 		{ "build", cmd_build },
 		{ "parse", cmd_parse },
 		{ "compare", cmd_compare },
+		{ "kernel", cmd_kernel },
 	};
 
 	error_set_prog("tapboot");
