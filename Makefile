@@ -242,6 +242,40 @@ bench:
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) bench/run.sh
 
+# ---- install (README "Install") ----
+MAN_PAGES := $(sort $(wildcard docs/man/*.1))
+# the helpers the binary runs (apt-state.sh is sourced by the other two)
+HELPERS := scripts/fetch-kernel.sh scripts/fetch-busybox.sh
+INST_LIBEXEC := $(DESTDIR)$(LIBEXECDIR)/tapboot
+INST_DATA := $(DESTDIR)$(DATADIR)/tapboot
+install: tools inits
+	install -d $(DESTDIR)$(BINDIR) $(INST_LIBEXEC) $(INST_DATA)/configs $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(TAPBOOT) $(DESTDIR)$(BINDIR)/tapboot
+	$(Q)for a in $(INIT_ARCHES); do \
+		echo "install -D -m 755 $(OUT)/init/$$a/init $(INST_LIBEXEC)/init/$$a/init"; \
+		install -D -m 755 $(OUT)/init/$$a/init $(INST_LIBEXEC)/init/$$a/init || exit 1; done
+	install -m 755 $(HELPERS) $(INST_LIBEXEC)/
+	install -m 644 scripts/apt-state.sh $(INST_LIBEXEC)/
+	install -m 644 configs/*.conf $(INST_DATA)/configs/
+	install -m 644 builder/kselftest-disruptive.txt $(INST_DATA)/
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 scripts/tapboot.bash-completion $(DESTDIR)$(BASHCOMPDIR)/tapboot
+
+# Everything install writes, for any architecture's init (those of an earlier install too).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tapboot $(DESTDIR)$(BASHCOMPDIR)/tapboot
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -rf $(INST_LIBEXEC) $(INST_DATA)
+
+man-lint:
+	$(Q)mandoc -T lint -W warning $(MAN_PAGES)
+
+# The Debian package, built by dpkg-buildpackage from a copy of the committed and working
+# tree in a temporary directory (never in this tree), into $(O)/deb.
+deb:
+	$(Q)OUT=$(OUT) scripts/build-deb.sh
+
 clean:
 	rm -rf $(O)
 

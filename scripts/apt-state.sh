@@ -1,3 +1,4 @@
+#!/bin/sh
 # apt-state.sh (sourced): apt options for fetching Debian packages without touching the
 # machine's dpkg or needing root: a private apt state under $XDG_CACHE_HOME/tapboot/, updated at
 # most once a day. Sets $aptopts (empty when root fetches for its own architecture and release,
