@@ -34,7 +34,7 @@ apt_state() {
 	# on every download that it stays root; say so once here instead
 	[ "$(id -u)" != 0 ] || aptopts="$aptopts -o APT::Sandbox::User=root"
 	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
-		echo "$who: apt-get update for ${release:-this system's sources}, $debarch (private state in $state)" >&2
+		echo "$who: apt-get update for ${release:-the sources of this machine}, $debarch (private state in $state)" >&2
 		# shellcheck disable=SC2086
 		apt-get $aptopts update -q >&2
 		touch "$state/updated"

@@ -24,7 +24,8 @@ apt_state "$debarch" fetch-busybox
 echo "fetch-busybox: downloading busybox-static:$debarch" >&2
 # shellcheck disable=SC2086
 if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2); then
-	apt-get update -q >&2 || true
+	# shellcheck disable=SC2086
+	apt-get $aptopts update -q >&2 || true
 	# shellcheck disable=SC2086
 	(cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2)
 fi

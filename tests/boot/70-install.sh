@@ -92,7 +92,8 @@ out=$(cd "$WORK/cwd" && env -u TAPBOOT_INIT_DIR -u TAPBOOT_SRCDIR -u TAPBOOT_CON
 is "$?" 2 "an installed tree without the arm64 init: exit 2"
 like "$out" "no init for arm64 at '$moved/bin/../libexec/tapboot/init/arm64/init': this tapboot was installed without it.*tapboot package.*make INIT_ARCHES=arm64 install.*gcc-aarch64-linux-gnu" \
 	"the message names the moved tree's path, the package and the make target"
-is "$(ls "$WORK/x.cpio" 2>&1 | grep -c 'No such')" 1 "nothing written"
+[ ! -e "$WORK/x.cpio" ]
+is "$?" 0 "nothing written"
 mv "$WORK/arm64-init" "$moved/libexec/tapboot/init/arm64"
 out=$(TAPBOOT_INIT_DIR=$WORK/empty "$TAPBOOT" build --arch arm64 -o "$WORK/x.cpio" "$WORK/tests/arm64/pass" 2>&1)
 like "$?:$out" "^2:tapboot: no init for arm64 at '$WORK/empty/arm64/init': build it with 'make INIT_ARCHES=arm64' \(needs gcc-aarch64-linux-gnu" \
