@@ -83,12 +83,14 @@ struct run {
 };
 
 static const char run_usage[] =
-	"usage: tapboot run --kernel IMAGE|DIR [options] TEST...\n"
+	"usage: tapboot run --kernel IMAGE|DIR|debian:ARCH [options] TEST...\n"
 	"\n"
 	"Boot IMAGE (or the image in kernel build directory DIR) in QEMU with an initramfs\n"
 	"holding the TESTs and tapboot's init, and report each test's result.\n"
 	"\n"
 	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory;\n"
+	"                       debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched into\n"
+	"                       the cache when needed (tapboot kernel fetch);\n"
 	"                       several --kernel (each with its --arch) run as a matrix, and\n"
 	"                       {arch} in a TEST path becomes each run's architecture\n"
 	"  --arch ARCH          guest architecture (default: read from the kernel image)\n"
