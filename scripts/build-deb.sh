@@ -19,6 +19,9 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/tapboot-$version"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard | grep -zv '^build/' |
 	xargs -0 tar cf - --no-recursion) | tar xf - -C "$work/tapboot-$version"
+# Run from make (make deb), the variables given to that make (O=...) would reach the package's
+# own make through MAKEFLAGS and build into this tree: the copy builds alone.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 (cd "$work/tapboot-$version" && dpkg-buildpackage -us -uc -b -j2 >"$work/build.log" 2>&1) || {
 	tail -40 "$work/build.log" >&2
 	echo "build-deb: dpkg-buildpackage failed (log above)" >&2

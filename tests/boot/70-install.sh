@@ -115,8 +115,10 @@ is "$?:$out" "2:tapboot: cannot write to standard output" "run --help checks std
 # ---- the Debian package ----
 dpkg-query -W -f='${Status}' tapboot 2>/dev/null | grep -q 'ok installed' &&
 	bail "the tapboot package is installed already: remove it before make check"
+before=$(sha256sum "$TAPBOOT" "$OUT/init/x86_64/init")
 deb=$(make -s -C "$TOP" O="$OUT" deb 2>"$WORK/deb.log")
 is "$?" 0 "make deb: dpkg-buildpackage -us -uc -b and lintian without errors"
+is "$(sha256sum "$TAPBOOT" "$OUT/init/x86_64/init")" "$before" "make deb builds in its copy, never in this build directory"
 [ -f "$deb" ] || { sed 's/^/#   /' "$WORK/deb.log" | tail -20; bail "no .deb built"; }
 like "$(basename "$deb")" "^tapboot_[0-9.]+_(amd64|arm64)\.deb$" "the package is tapboot_VERSION_ARCH.deb"
 like "$(dpkg-deb -f "$deb" Depends)" "qemu-system-(x86|arm)" "Depends names this architecture's QEMU"
