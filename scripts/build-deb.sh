@@ -4,7 +4,7 @@
 # tapboot_VERSION_ARCH.deb in $OUT/deb/, printing its path. `make deb` runs it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${OUT:-$top/build}
+debdir=${OUT:-$top/build}/deb
 for tool in dpkg-buildpackage dh lintian; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		{ echo "build-deb: '$tool' is missing: apt-get install dpkg-dev debhelper lintian (or make deps)" >&2; exit 2; }
@@ -19,9 +19,9 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/tapboot-$version"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard | grep -zv '^build/' |
 	xargs -0 tar cf - --no-recursion) | tar xf - -C "$work/tapboot-$version"
-# Run from make (make deb), the variables given to that make (O=...) would reach the package's
-# own make through MAKEFLAGS and build into this tree: the copy builds alone.
-unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+# Run from make (make deb), the variables given to that make (O=..., exported to the environment
+# and in MAKEFLAGS) would reach the package's own make and build into this tree: the copy builds alone.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES O V OUT PREFIX DESTDIR BINDIR LIBEXECDIR DATADIR MANDIR INIT_ARCHES
 (cd "$work/tapboot-$version" && dpkg-buildpackage -us -uc -b -j2 >"$work/build.log" 2>&1) || {
 	tail -40 "$work/build.log" >&2
 	echo "build-deb: dpkg-buildpackage failed (log above)" >&2
@@ -35,6 +35,6 @@ lintian --fail-on error --suppress-tags no-manual-page "$deb" >"$work/lintian.lo
 	exit 1
 }
 [ ! -s "$work/lintian.log" ] || sed 's/^/build-deb: lintian: /' "$work/lintian.log" >&2
-mkdir -p "$OUT/deb"
-cp "$deb" "$OUT/deb/"
-echo "$OUT/deb/$(basename "$deb")"
+mkdir -p "$debdir"
+cp "$deb" "$debdir/"
+echo "$debdir/$(basename "$deb")"
