@@ -94,6 +94,18 @@ is "$(bsdtar -tf "$WORK/cwd/bb.cpio" 2>&1 | grep -c '^bin/busybox$')" 1 "the ima
 XDG_CACHE_HOME=$WORK/ucache "$moved/bin/tapboot" kernel list >"$WORK/list" 2>&1
 like "$(cat "$WORK/list")" "^x86_64 +bookworm +[0-9][^ ]+-amd64 +$WORK/ucache/tapboot/kernels/x86_64/.*/boot/vmlinuz-" \
 	"tapboot kernel list shows the fetched kernel"
+# another Debian release into its own cache directory (the usual cache: fetched once per machine)
+tk=$(cd "$WORK/cwd" && "$moved/bin/tapboot" kernel fetch x86_64 --release trixie 2>"$WORK/trixie.err")
+is "$?" 0 "tapboot kernel fetch x86_64 --release trixie exits 0"
+like "$tk" "/tapboot/kernels/x86_64-trixie/linux-image-[^/]+\+deb13-amd64/boot/vmlinuz-[^/]+$" \
+	"trixie's kernel, in its own cache directory; the path on stdout"
+tk_re=$(printf '%s' "$tk" | sed 's/[][\.*^$+?(){}|]/\\&/g')
+like "$("$moved/bin/tapboot" kernel list 2>&1)" "x86_64 +trixie +[^ ]+deb13-amd64 +$tk_re" "kernel list names its release"
+out=$("$moved/bin/tapboot" kernel fetch x86_64 --release 'bad name' 2>&1)
+is "$?:$out" "2:tapboot: 'bad name' is no Debian release name (bookworm, trixie, ...)" "a bad release name: exit 2"
+out=$("$moved/bin/tapboot" run --kernel debian:sparc "$WORK/tests/x86_64/pass" 2>&1)
+like "$?:$out" "^2:tapboot: unknown architecture 'sparc' \(no $moved/bin/../share/tapboot/configs/sparc.conf; known: arm arm64 i386" \
+	"--kernel debian:sparc: exit 2 naming the installed configs"
 # the moved tree's own files are the ones used: an init it lacks is named at its new place
 mv "$moved/libexec/tapboot/init/arm64" "$WORK/arm64-init"
 out=$(cd "$WORK/cwd" && env -u TAPBOOT_INIT_DIR -u TAPBOOT_SRCDIR -u TAPBOOT_CONFIGS \
