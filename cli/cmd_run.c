@@ -85,12 +85,14 @@ struct run {
 };
 
 static const char run_usage[] =
-	"usage: tapboot run --kernel IMAGE|DIR [options] TEST...\n"
+	"usage: tapboot run --kernel IMAGE|DIR|debian:ARCH [options] TEST...\n"
 	"\n"
 	"Boot IMAGE (or the image in kernel build directory DIR) in QEMU with an initramfs\n"
 	"holding the TESTs and tapboot's init, and report each test's result.\n"
 	"\n"
 	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory;\n"
+	"                       debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched into\n"
+	"                       the cache when needed (tapboot kernel fetch);\n"
 	"                       several --kernel (each with its --arch) run as a matrix, and\n"
 	"                       {arch} in a TEST path becomes each run's architecture\n"
 	"  --arch ARCH          guest architecture (default: read from the kernel image)\n"
@@ -341,8 +343,9 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case OPT_HELP:
 		case 'h':
+			/* 1: done; main checks stdout before the exit status is 0 */
 			fputs(run_usage, stdout);
-			exit(0);
+			return 1;
 		default:
 			fputs("try 'tapboot run --help'\n", stderr);
 			return -1;
@@ -359,6 +362,13 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	o->tests = argv + optind;
 	o->ntests = (size_t)(argc - optind);
 	return 0;
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 static bool is_dir(const char *path)
@@ -387,9 +397,8 @@ static char *config_beside(const char *image)
 
 /* --kernel: a file, or a build directory whose .config says the arch (never the source
  * tree's .config: the O= directory is what was built). */
-static int resolve_kernel(struct run *r)
+static int resolve_kernel_at(struct run *r, const char *k)
 {
-	const char *k = r->o.kernel;
 	const char *configs = arch_config_dir();
 	struct kernel_image img;
 	char *arch = NULL;
@@ -471,6 +480,27 @@ static int resolve_kernel(struct run *r)
 	ret = 0;
 out:
 	free(arch);
+	return ret;
+}
+
+/* --kernel debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched when not cached. */
+static int resolve_kernel(struct run *r)
+{
+	char *fetched, *arch = NULL;
+	int ret;
+
+	if (strncmp(r->o.kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
+		return resolve_kernel_at(r, r->o.kernel);
+	fetched = cli_kernel_spec(r->o.kernel, r->o.arch, &arch);
+	if (!fetched)
+		return -1;
+	if (!r->o.arch)
+		r->o.arch = arch;
+	ret = resolve_kernel_at(r, fetched);
+	if (r->o.arch == arch)
+		r->o.arch = NULL;
+	free(arch);
+	free(fetched);
 	return ret;
 }
 
@@ -856,7 +886,10 @@ static bool want_kvm(struct run *r)
 		return true;
 	}
 	if (strcmp(r->cfg.arch, host_arch())) {
-		r->accel_note = xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, host_arch());
+		/* "an arm64 guest on an x86_64 host", "a riscv64 guest" */
+		r->accel_note = xasprintf("tcg (%s %s guest on %s %s host)",
+					  strchr("aeiox", r->cfg.arch[0]) ? "an" : "a", r->cfg.arch,
+					  strchr("aeiox", host_arch()[0]) ? "an" : "a", host_arch());
 		return false;
 	}
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -1826,7 +1859,12 @@ static int finish_run(struct run *r, const char *cmd_line)
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o.quiet)
 		fputs("\r\033[K", stderr);
-	report_summary_fprint_policy(stdout, &rep, &r->o.policy);
+	/* each result was shown live on stderr: when stdout is the same terminal or file, the
+	 * table would show them all again */
+	if (!r->o.quiet && same_file(1, 2))
+		report_totals_fprint_policy(stdout, &rep, &r->o.policy);
+	else
+		report_summary_fprint_policy(stdout, &rep, &r->o.policy);
 	if (errors.len)
 		error("%s", errors.buf);
 	printf("results: %s/\n", r->dir);
@@ -1873,7 +1911,12 @@ static int cmd_run_one(int argc, char **argv)
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (parse_opts(&r.o, argc, argv) < 0 || resolve_kernel(&r) < 0) {
+	status = parse_opts(&r.o, argc, argv);
+	if (status > 0) {
+		status = EXIT_PASS;
+		goto out;
+	}
+	if (status < 0 || resolve_kernel(&r) < 0) {
 		status = EXIT_USAGE;
 		goto out;
 	}

@@ -20,7 +20,8 @@ static const char usage[] =
 	"  kcidb-submit  send results directories' kcidb.json to KernelCI's KCIDB\n"
 	"\n"
 	"  tapboot <command> --help   options of one command\n"
-	"  tapboot --version\n";
+	"  tapboot --version\n"
+	"  man tapboot                the manual\n";
 
 static int finish(int status)
 {
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 		{ "lava-job", cmd_lava_job },
 		{ "lava-results", cmd_lava_results },
 		{ "kcidb-submit", cmd_kcidb_submit },
+		{ "kernel", cmd_kernel },
 	};
 
 	error_set_prog("tapboot");

@@ -74,5 +74,9 @@ int report_expect_skip_load(const char *path, struct strlist *out);
 /* Like report_summary_fprint, then the skips the policy rejects. */
 void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
 				  const struct report_policy *pol);
+/* The same without the per-test lines (tapboot run showed each result live on the same
+ * terminal or file). */
+void report_totals_fprint_policy(FILE *fp, const struct report_run *r,
+				 const struct report_policy *pol);
 
 #endif
