@@ -26,6 +26,7 @@ static const char parse_usage[] =
 	"  --suite NAME        collection prefix for junit and kcidb (default: kselftest for\n"
 	"                      kselftest runner output, else tapboot)\n"
 	"  --nonce HEX         the run's nonce: complete only with its end line\n"
+	"  --kcidb-origin NAME the KCIDB origin in kcidb ids (default tapboot)\n"
 	"\n"
 	"Exit status: 0 passed, 1 a test failed, 2 bad usage or input, 3 the stream did not\n"
 	"complete (kernel crash, missing end line, unmet plan).\n";
@@ -61,12 +62,13 @@ static const char *guess_suite(const struct tap_test *t, size_t n)
 
 int cmd_parse(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_HELP };
+	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_HELP, OPT_KCIDB_ORIGIN };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		CLI_POLICY_LONGOPTS,
 		{"suite", required_argument, NULL, OPT_SUITE},
 		{"nonce", required_argument, NULL, OPT_NONCE},
+		{"kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -74,7 +76,7 @@ int cmd_parse(int argc, char **argv)
 	enum fmt fmt = FMT_SUMMARY;
 	struct report_policy pol = {REPORT_SKIP_OK, NULL};
 	struct strlist expect;
-	const char *suite = NULL, *nonce = NULL, *path = "-";
+	const char *suite = NULL, *nonce = NULL, *path = "-", *origin = NULL;
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
 	struct report_run run;
@@ -111,6 +113,14 @@ int cmd_parse(int argc, char **argv)
 		case OPT_NONCE:
 			nonce = optarg;
 			break;
+		case OPT_KCIDB_ORIGIN:
+			if (!report_kcidb_origin_ok(optarg)) {
+				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+				      optarg);
+				goto out;
+			}
+			origin = optarg;
+			break;
 		case 'h':
 		case OPT_HELP:
 			fputs(parse_usage, stdout);
@@ -141,9 +151,9 @@ int cmd_parse(int argc, char **argv)
 		}
 	}
 	p = tap_parser_new(nonce, NULL);
-	/* only junit.xml's system-out uses the tests' logs: without it, keep none (memory and
-	 * time then stay those of the results, not of the log) */
-	if (fmt != FMT_JUNIT)
+	/* only junit.xml's system-out and kcidb's crash excerpt use the tests' logs: without
+	 * them, keep none (memory and time then stay those of the results, not of the log) */
+	if (fmt != FMT_JUNIT && fmt != FMT_KCIDB)
 		tap_parser_set_log_cap(p, 0);
 	ret = feed_fd(p, fd, strcmp(path, "-") ? path : "standard input");
 	if (fd > 0)
@@ -177,6 +187,9 @@ int cmd_parse(int argc, char **argv)
 		ret = report_junit_fprint(stdout, &run);
 		break;
 	case FMT_KCIDB:
+		/* ids stay unique per run: a random run id unless the run's nonce is known */
+		run.kcidb_origin = origin;
+		run.nonce = run.run_id = nonce;
 		ret = report_kcidb_fprint(stdout, &run);
 		break;
 	}

@@ -11,17 +11,20 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "commands_lava.h"
 #include "error.h"
 #include "run.h"
 #include "strbuf.h"
 
 static const char run_usage[] =
-	"usage: tapboot run --kernel IMAGE|DIR [options] TEST...\n"
+	"usage: tapboot run --kernel IMAGE|DIR|debian:ARCH [options] TEST...\n"
 	"\n"
 	"Boot IMAGE (or the image in kernel build directory DIR) in QEMU with an initramfs\n"
 	"holding the TESTs and tapboot's init, and report each test's result.\n"
 	"\n"
 	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory;\n"
+	"                       debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched into\n"
+	"                       the cache when needed (tapboot kernel fetch);\n"
 	"                       several --kernel (each with its --arch) run as a matrix, and\n"
 	"                       {arch} in a TEST path becomes each run's architecture\n"
 	"  --arch ARCH          guest architecture (default: read from the kernel image)\n"
@@ -48,6 +51,7 @@ static const char run_usage[] =
 	"  -q, --quiet          no live progress on stderr\n"
 	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
+	"  --kcidb-origin NAME  the KCIDB origin in kcidb.json's ids (default tapboot)\n"
 	"\n"
 	"kselftest (an install tree from make -C tools/testing/selftests install):\n"
 	"  --kselftest DIR      run DIR's kselftest-list.txt, each test from its collection's\n"
@@ -78,7 +82,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	enum {
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
-		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_BOOT_AS_IS,
+		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_BOOT_AS_IS, OPT_KCIDB_ORIGIN,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -108,6 +112,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "skip-targets", required_argument, NULL, OPT_SKIP_TARGETS },
 		{ "test", required_argument, NULL, 't' },
 		CLI_POLICY_LONGOPTS,
+		{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,6 +135,14 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		case OPT_KERNEL:
 			xgrow(&o->targets, &alloc, o->ntargets + 1, sizeof(*o->targets));
 			o->targets[o->ntargets++] = (struct run_target){ optarg, NULL };
+			break;
+		case OPT_KCIDB_ORIGIN:
+			if (!report_kcidb_origin_ok(optarg)) {
+				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+				      optarg);
+				goto out;
+			}
+			o->kcidb_origin = optarg;
 			break;
 		case OPT_ARCH:
 			arches[narch++] = optarg;
@@ -245,6 +258,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case OPT_HELP:
 		case 'h':
+			/* 1: done; main checks stdout before the exit status is 0 */
 			fputs(run_usage, stdout);
 			ret = 1;
 			goto out;
@@ -301,19 +315,43 @@ static int status_rank(int st)
 	}
 }
 
+/* --kernel debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched when not cached: into
+ * *out the image's path and the arch the spec names unless --arch gave one (both in own[0] and
+ * own[1], for the caller to free); any other --kernel as it is. -1 after a message. */
+static int resolve_target(const struct run_target *t, struct run_target *out, char *own[2])
+{
+	*out = *t;
+	own[0] = own[1] = NULL;
+	if (strncmp(t->kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
+		return 0;
+	own[0] = cli_kernel_spec(t->kernel, t->arch, &own[1]);
+	if (!own[0])
+		return -1;
+	out->kernel = own[0];
+	if (!out->arch)
+		out->arch = own[1];
+	return 0;
+}
+
 /* One kernel's run, results in out_dir (NULL: a new directory). */
 static int run_one(const struct run_opts *o, const struct run_target *t, const char *out_dir,
 		   const char *cmd_line, int sigfd)
 {
+	struct run_target rt;
 	struct run r;
+	char *own[2];
 	int status = EXIT_USAGE;
 
-	run_init(&r, o, t, out_dir);
+	if (resolve_target(t, &rt, own) < 0)
+		return status;
+	run_init(&r, o, &rt, out_dir);
 	if (run_prepare(&r) == 0) {
 		run_boot(&r, sigfd);
 		status = run_finish(&r, cmd_line);
 	}
 	run_release(&r);
+	free(own[0]);
+	free(own[1]);
 	return status;
 }
 
@@ -411,5 +449,37 @@ int cmd_run(int argc, char **argv)
 	strbuf_release(&cl);
 	run_opts_release(&o);
 	cache_prune();
+	return status;
+}
+
+/* tapboot lava-job (cli/cmd_lava.c): run's options and its preparation (run_prepare_export),
+ * without booting. The image lands in -o DIR as initramfs.cpio. */
+int run_export(int argc, char **argv, bool kvm, struct run_export *x)
+{
+	struct run_opts o;
+	struct run_target t;
+	struct run r;
+	char *own[2] = {NULL, NULL};
+	int status = EXIT_USAGE;
+
+	memset(x, 0, sizeof(*x));
+	strlist_init(&x->tests);
+	run_opts_init(&o);
+	if (parse_opts(&o, argc, argv) != 0)
+		goto out;
+	if (o.ntargets != 1) {
+		error("lava-job: one --kernel, got %zu", o.ntargets);
+		goto out;
+	}
+	if (resolve_target(&o.targets[0], &t, own) < 0)
+		goto out;
+	run_init(&r, &o, &t, o.out_dir);
+	if (run_prepare_export(&r, kvm, x) == 0)
+		status = 0;
+	run_release(&r);
+out:
+	free(own[0]);
+	free(own[1]);
+	run_opts_release(&o);
 	return status;
 }

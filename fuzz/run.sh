@@ -21,13 +21,13 @@ fi
 flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
 	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
-lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c"
+lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c $src/lib/paths.c"
 
 sources() {
 	case $1 in
 	tap_parser) echo "$src/results/tap_parser.c $src/results/report_json.c $src/results/report_tap.c
 		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c
-		$src/results/results.c $src/results/json_read.c" ;;
+		$src/results/results.c $src/results/json_read.c $src/results/report_kcidb.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/results/json_read.c" ;;
 	arch_config) echo "" ;;

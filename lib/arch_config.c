@@ -13,12 +13,8 @@
 
 #include "error.h"
 #include "fs.h"
+#include "paths.h"
 #include "strbuf.h"
-
-/* The guest init links lib/ too but never asks for the configs directory. */
-#ifndef TAPBOOT_SRCDIR
-#define TAPBOOT_SRCDIR "."
-#endif
 
 void arch_config_init(struct arch_config *c)
 {
@@ -241,11 +237,12 @@ int arch_config_load(struct arch_config *c, const char *configs_dir, const char 
 
 const char *arch_config_dir(void)
 {
-	const char *env = getenv("TAPBOOT_CONFIGS");
+	/* decided once per process (paths.h): the answer cannot change while it runs */
+	static char *dir;
 
-	if (env && *env)
-		return env;
-	return TAPBOOT_SRCDIR "/configs";
+	if (!dir)
+		dir = tapboot_configs_dir();
+	return dir;
 }
 
 static int cmp_str(const void *a, const void *b)

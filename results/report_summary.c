@@ -61,7 +61,7 @@ static void put_one_line(FILE *fp, const char *s)
 	}
 }
 
-static void summary_table(FILE *fp, const struct report_run *r)
+static void summary_table(FILE *fp, const struct report_run *r, bool lines)
 {
 	size_t w = 4;
 	unsigned count[VERDICT_COUNT];
@@ -79,6 +79,8 @@ static void summary_table(FILE *fp, const struct report_run *r)
 		const struct tap_test *t = &r->tests[i];
 		char dur[32];
 
+		if (!lines)
+			continue;
 		format_duration(dur, sizeof(dur), t->duration_s);
 		if (t->reason) {
 			char *name = report_one_line(t->name), *reason = report_one_line(t->reason);
@@ -133,15 +135,15 @@ static void summary_table(FILE *fp, const struct report_run *r)
 
 void report_summary_fprint(FILE *fp, const struct report_run *r)
 {
-	summary_table(fp, r);
+	summary_table(fp, r, true);
 }
 
-void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
-				  const struct report_policy *pol)
+static void summary_policy(FILE *fp, const struct report_run *r,
+			   const struct report_policy *pol, bool lines)
 {
 	struct strlist off;
 
-	summary_table(fp, r);
+	summary_table(fp, r, lines);
 	strlist_init(&off);
 	report_exit_status_policy(r, pol, &off);
 	for (size_t i = 0; i < off.n; i++) {
@@ -151,6 +153,18 @@ void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
 		free(s);
 	}
 	strlist_release(&off);
+}
+
+void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
+				  const struct report_policy *pol)
+{
+	summary_policy(fp, r, pol, true);
+}
+
+void report_totals_fprint_policy(FILE *fp, const struct report_run *r,
+				 const struct report_policy *pol)
+{
+	summary_policy(fp, r, pol, false);
 }
 
 int report_expect_skip_load(const char *path, struct strlist *out)

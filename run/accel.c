@@ -81,8 +81,11 @@ bool accel_want_kvm(struct run *r, const char *dev_kvm)
 		return true;
 	}
 	if (strcmp(r->cfg.arch, run_host_arch())) {
-		r->accel_note =
-			xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, run_host_arch());
+		/* "an arm64 guest on an x86_64 host", "a riscv64 guest" */
+		r->accel_note = xasprintf("tcg (%s %s guest on %s %s host)",
+					  strchr("aeiox", r->cfg.arch[0]) ? "an" : "a", r->cfg.arch,
+					  strchr("aeiox", run_host_arch()[0]) ? "an" : "a",
+					  run_host_arch());
 		return false;
 	}
 	fd = open(dev_kvm, O_RDWR | O_CLOEXEC);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -14,6 +15,13 @@
 #include "run.h"
 #include "shard.h"
 #include "strbuf.h"
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 /* The binary a command name runs (PATH search, as execvp does); NULL when none. */
 static char *path_lookup(const char *name)
@@ -252,12 +260,26 @@ int run_finish(struct run *r, const char *cmd_line)
 	rep.tests = res.tests;
 	rep.ntests = res.ntests;
 	rep.summary = &res.sum;
+	rep.kcidb_origin = r->o->kcidb_origin;
+	rep.run_id = r->nonce;
+	rep.nonce = r->nonce;
+	rep.machine = r->o->machine ? r->o->machine
+		      : r->bzimage && r->cfg.machine_bzimage && *r->cfg.machine_bzimage
+			      ? r->cfg.machine_bzimage
+			      : r->cfg.machine;
+	rep.start_time = (double)time(NULL) - (now_s() - r->start);
+	rep.reproduce = "reproduce.sh"; /* in the results directory */
 	write_reports(r, &rep);
 	write_qemu_logs(r);
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o->quiet)
 		fputs("\r\033[K", stderr);
-	report_summary_fprint_policy(stdout, &rep, &r->o->policy);
+	/* each result was shown live on stderr: when stdout is the same terminal or file, the
+	 * table would show them all again */
+	if (!r->o->quiet && same_file(1, 2))
+		report_totals_fprint_policy(stdout, &rep, &r->o->policy);
+	else
+		report_summary_fprint_policy(stdout, &rep, &r->o->policy);
 	if (errors.len)
 		error("%s", errors.buf);
 	printf("results: %s/\n", r->dir);

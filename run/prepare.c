@@ -348,18 +348,13 @@ static void remove_results_dir(struct run *r)
 	free(t);
 }
 
-int run_prepare(struct run *r)
+/* The kernel, the results directory and the initramfs (an absolute path), for a boot and for
+ * an export alike. -1 after a message, the results directory removed when this run made it. */
+static int prepare_image(struct run *r)
 {
-	struct durations d;
-	char *dpath, *a;
+	char *a;
 
-	if (resolve_kernel(r) < 0)
-		return -1;
-	if (r->o->qemu) {
-		free(r->cfg.qemu);
-		r->cfg.qemu = xstrdup(r->o->qemu);
-	}
-	if (make_results_dir(r) < 0)
+	if (resolve_kernel(r) < 0 || make_results_dir(r) < 0)
 		return -1;
 	if (run_build_image(r) < 0) {
 		remove_results_dir(r);
@@ -368,6 +363,20 @@ int run_prepare(struct run *r)
 	a = abs_path(r->initrd);
 	free(r->initrd);
 	r->initrd = a;
+	return 0;
+}
+
+int run_prepare(struct run *r)
+{
+	struct durations d;
+	char *dpath;
+
+	if (prepare_image(r) < 0)
+		return -1;
+	if (r->o->qemu) {
+		free(r->cfg.qemu);
+		r->cfg.qemu = xstrdup(r->o->qemu);
+	}
 	choose_boot_image(r);
 	make_nonce(r->nonce);
 	/* kselftests spend much of their time asleep (pidfd, ptrace, futex: 9 to 31 s each on
@@ -386,4 +395,66 @@ int run_prepare(struct run *r)
 			r->cfg.arch, r->kernel_image, r->plan.n, r->plan.n == 1 ? "" : "s", r->nvms,
 			r->nvms == 1 ? "" : "s", r->dir);
 	return 0;
+}
+
+int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
+{
+	struct vm vm;
+	char *extra, *t;
+	unsigned max = 0, sum = 0;
+	bool unlimited = false;
+
+	memset(x, 0, sizeof(*x));
+	strlist_init(&x->tests);
+	if (prepare_image(r) < 0)
+		return -1;
+	t = xasprintf("%s/tests", r->dir);
+	rmdir(t); /* run's per-test logs: a LAVA job has none */
+	free(t);
+	make_nonce(r->nonce);
+	r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+	/* one VM runs the whole plan: no selection arguments */
+	memset(&vm, 0, sizeof(vm));
+	vm.r = r;
+	extra = vm_kernel_args(&vm);
+	x->cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	free(extra);
+	for (size_t i = 0; i < r->plan.n; i++) {
+		unsigned to = run_test_timeout(r, i);
+
+		unlimited |= to == 0;
+		max = to > max ? to : max;
+		sum += to + 10;
+	}
+	/* tapboot run's vm_limits(): every test's timeout with a margin, plus the boot allowance */
+	x->deadline_s = unlimited ? 0 : sum + r->o->boot_s;
+	x->longest_s = unlimited ? 0 : max;
+	memcpy(x->nonce, r->nonce, sizeof(x->nonce));
+	x->arch = xstrdup(r->cfg.arch);
+	x->qemu = xstrdup(r->cfg.qemu);
+	x->console = xstrdup(r->cfg.console);
+	x->machine = xstrdup(r->o->machine ? r->o->machine : r->cfg.machine);
+	x->cpu = xstrdup(r->o->cpu ? r->o->cpu : kvm ? r->cfg.cpu_kvm : r->cfg.cpu_tcg);
+	x->memory_mb = r->o->memory_mb ? r->o->memory_mb : r->cfg.memory_mb;
+	x->smp = r->o->smp ? r->o->smp : r->cfg.smp;
+	x->kernel_image = abs_path(r->kernel_image);
+	x->image = xstrdup(r->initrd);
+	x->dir = abs_path(r->dir);
+	for (size_t i = 0; i < r->plan.n; i++)
+		strlist_push(&x->tests, r->plan.tests[i].name);
+	return 0;
+}
+
+void run_export_release(struct run_export *x)
+{
+	free(x->cmdline);
+	free(x->arch);
+	free(x->qemu);
+	free(x->console);
+	free(x->machine);
+	free(x->cpu);
+	free(x->kernel_image);
+	free(x->image);
+	free(x->dir);
+	strlist_release(&x->tests);
 }

@@ -45,6 +45,7 @@ struct run_opts {
 	unsigned jobs;	/* -j: VMs at once */
 	bool jobs_auto; /* -j auto: auto_jobs() decides once the memory is known */
 	const char *kselftest, *kselftest_src;
+	const char *kcidb_origin; /* --kcidb-origin: KCIDB's origin in kcidb.json; NULL: tapboot */
 	struct strlist ks_targets, ks_skip_targets, ks_tests;
 	struct report_policy policy;
 	struct strlist expect_skip;
@@ -122,12 +123,30 @@ void run_boot(struct run *r, int sigfd);
  * tapboot command for reproduce.sh. */
 int run_finish(struct run *r, const char *cmd_line);
 
+/* What `tapboot run` would boot, prepared by run_prepare_export without booting (tapboot
+ * lava-job, cli/cmd_lava.c). */
+struct run_export {
+	char *dir, *image, *kernel_image; /* absolute paths */
+	char *cmdline;			  /* the whole kernel command line, nonce included */
+	char nonce[33];
+	char *arch, *qemu, *console, *machine, *cpu;
+	unsigned memory_mb, smp;
+	unsigned deadline_s;  /* run's whole-run limit (0: none) */
+	unsigned longest_s;   /* the longest test timeout (0: none) */
+	struct strlist tests; /* the plan's test names, in order */
+};
+/* Kernel, results directory, tests, image and nonce as run_prepare, then what one VM of all
+ * the plan's tests would boot with (accelerator kvm or TCG) into x; the results directory
+ * keeps the image only. 0, or -1 after a message (nothing left behind, as run_prepare). */
+int run_prepare_export(struct run *r, bool kvm, struct run_export *x);
+void run_export_release(struct run_export *x);
+
 /* A new, uniquely named directory under ./tapboot-out/ (never a fixed name, never /tmp):
  * tapboot-out/YYYYmmdd-HHMMSS-WHAT-XXXXXX. Caller frees; NULL after a message. */
 char *run_new_results_dir(const char *what);
 
-/* The static init for arch: $TAPBOOT_INIT_DIR/<arch>/init, else the build tree's. Caller frees.
- * NULL after a message saying how to build it. */
+/* The static init for arch: $TAPBOOT_INIT_DIR's, else the build tree's or the installed one
+ * (paths.h). Caller frees. NULL after a message saying which package or make target gives it. */
 char *run_find_init(const char *arch);
 /* Fill o->target from cfg and o->init_path with the init for its arch (*init: the caller frees
  * it after the build); -1 after a message. */
@@ -148,6 +167,9 @@ int run_build_image(struct run *r);
 const char *run_kernel_sha256(struct run *r);
 /* The per-test timeout of plan test i under the options (shard.c). */
 unsigned run_test_timeout(const struct run *r, size_t i);
+/* The tapboot.* kernel arguments of a VM: nonce, timeout, filters, its selection, --append
+ * (vm.c). Caller frees. */
+char *vm_kernel_args(const struct vm *vm);
 /* The idle and deadline limits of a VM (0: none) (vm.c). */
 void vm_limits(const struct vm *vm, double *idle, double *deadline);
 /* What cut a VM's console off, when tapboot did; why its run did not complete (vm.c). Caller

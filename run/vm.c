@@ -135,7 +135,7 @@ void vm_limits(const struct vm *vm, double *idle, double *deadline)
 	*deadline = unlimited ? 0 : sum + r->o->boot_s;
 }
 
-static char *kernel_extra_args(const struct vm *vm)
+char *vm_kernel_args(const struct vm *vm)
 {
 	const struct run *r = vm->r;
 	struct strbuf sb = STRBUF_INIT;
@@ -221,7 +221,7 @@ static int vm_start(struct vm *vm)
 		.memory_mb = r->o->memory_mb,
 		.smp = r->o->smp,
 	};
-	char *extra = kernel_extra_args(vm),
+	char *extra = vm_kernel_args(vm),
 	     *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
 
 	vm_reset(vm);

@@ -88,8 +88,9 @@ static void t_accel_options(void)
 	{
 		char want[128];
 
-		snprintf(want, sizeof(want), "tcg (a %s guest on a %s host)", other,
-			 run_host_arch());
+		/* "an arm64", "an x86_64", "a riscv64" */
+		snprintf(want, sizeof(want), "tcg (an %s guest on %s %s host)", other,
+			 strchr("aeiox", run_host_arch()[0]) ? "an" : "a", run_host_arch());
 		check_str(f.r.accel_note, want);
 	}
 	teardown(&f);
