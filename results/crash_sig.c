@@ -193,8 +193,12 @@ struct compiled {
 	regex_t ignored[NIGNORED];
 	regex_t known[NKNOWN];
 	regex_t warning, ubsan, smp_id, frame_ret, mixed_ts, paths, dev, isra, decoded;
-	/* first_two[b0 | b1 << 8]: some needle starts with these two bytes */
-	unsigned char first_two[65536];
+	/* the needles starting with bytes b0 b1: by_key[key_start[k] .. + key_count[k]], where
+	 * k = b0 | b1 << 8; a line with none of them is no problem (most lines) */
+	unsigned short key_start[65536];
+	unsigned char key_count[65536];
+	const char *by_key[NPROBLEMS + 1];
+	unsigned char by_key_len[NPROBLEMS + 1];
 	bool ok;
 };
 
@@ -218,14 +222,31 @@ static bool compile(regex_t *r, const char *pat)
 static void compile_all(void)
 {
 	bool ok = true;
+	const char *needles[NPROBLEMS + 1];
+	size_t nn = 0;
 	for (size_t i = 0; i < NPROBLEMS; i++) {
 		const char *n = problems[i].needle;
-		re.first_two[(unsigned char)n[0] | (unsigned char)n[1] << 8] = 1;
+		bool dup = false;
+		for (size_t j = 0; j < nn; j++)
+			dup |= !strcmp(needles[j], n);
+		if (!dup)
+			needles[nn++] = n;
 		re.has_re[i] = problems[i].re != NULL;
 		if (re.has_re[i])
 			ok &= compile(&re.problem[i], problems[i].re);
 	}
-	re.first_two['+' | '0' << 8] = 1;
+	needles[nn++] = "+0x";
+	/* bucket the needles by their first two bytes */
+	size_t pos = 0;
+	for (unsigned k = 0; k < 65536; k++) {
+		re.key_start[k] = (unsigned short)pos;
+		for (size_t j = 0; j < nn; j++)
+			if (((unsigned char)needles[j][0] | (unsigned char)needles[j][1] << 8) == (int)k) {
+				re.by_key_len[pos] = (unsigned char)strlen(needles[j]);
+				re.by_key[pos++] = needles[j];
+				re.key_count[k]++;
+			}
+	}
 	for (size_t i = 0; i < NIGNORED; i++)
 		ok &= compile(&re.ignored[i], ignored_re[i]);
 	for (size_t i = 0; i < NKNOWN; i++)
@@ -746,9 +767,14 @@ static char *undecode(const char *line)
 
 static bool needle_hit(const char *s, size_t n)
 {
-	for (size_t i = 0; i + 1 < n; i++)
-		if (re.first_two[(unsigned char)s[i] | (unsigned char)s[i + 1] << 8])
-			return true;
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned k = (unsigned char)s[i] | (unsigned char)s[i + 1] << 8;
+		for (unsigned j = 0; j < re.key_count[k]; j++) {
+			size_t l = re.by_key_len[re.key_start[k] + j];
+			if (i + l <= n && !memcmp(s + i, re.by_key[re.key_start[k] + j], l))
+				return true;
+		}
+	}
 	return false;
 }
 
@@ -911,7 +937,7 @@ static char *lock_context(const char *line, const char *next, const char *end)
 	return strbuf_detach(&sb);
 }
 
-static char *syz_title(const char *buf, size_t len, size_t *title_line);
+static char *syz_title(const char *buf, size_t len, size_t from, size_t *title_line);
 
 void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 {
@@ -996,8 +1022,10 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 	}
 	free(prev);
 	s->nlines = lineno;
+	/* the crash header is the first problem line or, for a few titles, a later one: no need to
+	 * look at what came before */
 	if (s->nhits)
-		s->title = syz_title(buf, len, &s->title_line);
+		s->title = syz_title(buf, len, s->hits[0].line, &s->title_line);
 }
 
 /* --- syzkaller-style titles ------------------------------------------------------------- */
@@ -1223,10 +1251,15 @@ static char *title_of(const char *m, const char *hdr, const char *end)
 	return NULL;
 }
 
-static char *syz_title(const char *buf, size_t len, size_t *title_line)
+static char *syz_title(const char *buf, size_t len, size_t from, size_t *title_line)
 {
 	const char *p = buf, *end = buf + len;
 	size_t lineno = 0;
+	while (p < end && lineno + 1 < from) {
+		const char *nl = memchr(p, '\n', end - p);
+		lineno++;
+		p = nl ? nl + 1 : end;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
