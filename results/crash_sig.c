@@ -263,7 +263,8 @@ static void compile_all(void)
 			       "ubd|ubiblock|virtblk|xsysace|zram)[0-9]+");
 	ok &= compile(&re.isra, "\\.(isra|constprop|part)\\.[0-9]+");
 	/* decode_stacktrace.sh's "func (path/file.c:123)" (maybe "(inline)" after it) */
-	ok &= compile(&re.decoded, "([A-Za-z0-9_.$]+) \\(([A-Za-z0-9_./+-]+:[0-9]+)( \\(discriminator "
+	/* (without DWARF addr2line says "file.c:?" or "??:?") */
+	ok &= compile(&re.decoded, "([A-Za-z0-9_.$]+) \\(([A-Za-z0-9_./+?-]+:([0-9]+|\\?))( \\(discriminator "
 				   "[0-9]+\\))?\\)( \\[[A-Za-z0-9_]+\\])?");
 	re.ok = ok;
 }
@@ -954,6 +955,19 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		const char *next = nl ? nl + 1 : end;
 		lineno++;
+		/* tapboot's init forwards the kernel's messages as "# kernel: MSG" TAP comments, and
+		 * a failing test's YAML repeats the warning in its reason: the former are the
+		 * kernel's lines, the latter is tapboot's */
+		const char *lp = p;
+		size_t ln = n;
+		while (ln && (*lp == ' ' || *lp == '\t'))
+			lp++, ln--;
+		if (ln > 10 && !memcmp(lp, "# kernel: ", 10)) {
+			p = lp + 10;
+			n = ln - 10;
+		} else if (ln > 9 && !memcmp(lp, "reason: \"", 9)) {
+			n = 0;
+		}
 		if (n > 1 && needle_hit(p, n)) {
 			char *raw = xstrndup(p, n);
 			size_t rl = n;
@@ -1071,10 +1085,14 @@ static char *frame_name(const char *s)
 	return xstrndup(s, e - s);
 }
 
-/* Strip timestamp and caller tag: the message text of a console line. */
+/* Strip timestamp and caller tag (and tapboot's "# kernel: "): the message of a console line. */
 static const char *msg_start(const char *l)
 {
 	const char *p = l;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!strncmp(p, "# kernel: ", 10))
+		return p + 10;
 	for (int k = 0; k < 2; k++) {
 		while (*p == ' ')
 			p++;

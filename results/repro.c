@@ -37,7 +37,7 @@ void repro_report_release(struct repro_report *r)
 			 &r->commit, &r->commit_subject, &r->tree, &r->branch, &r->parent,
 			 &r->testcase, &r->version, &r->config_name, &r->compiler, &r->machine,
 			 &r->closes, &r->dmesg, &r->full_dmesg, &r->full_dmesg_name, &r->cmdline,
-			 &r->cmdline_from, &r->arch, &r->config_text, &r->dmesg_cmdline};
+			 &r->cmdline_from, &r->arch, &r->config_text, &r->dmesg_cmdline, &r->config_file};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	kv_free(r->params, r->nparams);
@@ -594,8 +594,10 @@ static int attachment(struct mail_ctx *c, const char *name, const char *data, si
 		   !strcmp(base, ".config")) {
 		free(r->config_text);
 		r->config_text = xstrndup(data, len);
-		if (!r->config_name && strcmp(base, "config") && strcmp(base, ".config"))
-			r->config_name = xstrdup(base);
+		if (strcmp(base, "config") && strcmp(base, ".config")) {
+			free(r->config_file);
+			r->config_file = xstrdup(base);
+		}
 	} else if (!strcmp(base, "job-script") || !strcmp(base, "job.sh")) {
 		char *label = where == c->file && c->base ? xasprintf("%s: %s", where, base) :
 							     xstrdup(where);
@@ -663,7 +665,40 @@ static long count_cell(const char *s)
 	return *e ? -1 : v;
 }
 
-/* text is split into lines in place (the caller's buffer, len bytes). */
+/* A whole console as the dmesg: its signatures, its command line, and as the excerpt the first
+ * problem's report (60 lines from its first line). */
+static void whole_console(struct repro_report *r, const char *text, size_t len)
+{
+	const char *end = text + len;
+	crash_scan_release(&r->computed);
+	crash_scan_text(&r->computed, text, len);
+	r->computed_done = true;
+	const char *kcl = memmem(text, len, "Kernel command line: ", 21);
+	if (kcl) {
+		const char *e = memchr(kcl, '\n', end - kcl);
+		set(&r->dmesg_cmdline, kcl + 21, (e ? e : end) - kcl - 21);
+	}
+	if (!r->computed.nhits)
+		return;
+	size_t first = r->computed.title_line ? r->computed.title_line : r->computed.hits[0].line;
+	for (size_t i = 0; i < r->computed.nhits; i++)
+		if (r->computed.hits[i].line < first)
+			first = r->computed.hits[i].line;
+	const char *q = text;
+	for (size_t i = 1; i < first && q < end; i++) {
+		const char *e = memchr(q, '\n', end - q);
+		q = e ? e + 1 : end;
+	}
+	const char *e = q;
+	for (int i = 0; i < 60 && e < end; i++) {
+		const char *f = memchr(e, '\n', end - e);
+		e = f ? f + 1 : end;
+	}
+	free(r->dmesg);
+	r->dmesg = xstrndup(q, e - q);
+}
+
+/* text (len bytes) is read where it lies; the caller keeps it. */
 static void parse_text(struct repro_report *r, char *text, size_t len)
 {
 	bool in_params = false, after_commit = false, after_tags = false, in_dmesg = false;
@@ -813,33 +848,8 @@ static void parse_text(struct repro_report *r, char *text, size_t len)
 		strcpy(r->dmesg + dn, "\n");
 		return;
 	}
-	/* no tags block (a saved console, an old mail): the kernel's own lines are the dmesg;
-	 * its signatures are computed here and the excerpt is the first problem's report */
-	crash_scan_text(&r->computed, text, len);
-	r->computed_done = true;
-	const char *kcl = memmem(text, len, "Kernel command line: ", 21);
-	if (kcl) {
-		const char *e = memchr(kcl, '\n', end - kcl);
-		set(&r->dmesg_cmdline, kcl + 21, (e ? e : end) - kcl - 21);
-	}
-	if (r->computed.nhits) {
-		size_t first = r->computed.title_line ? r->computed.title_line : r->computed.hits[0].line;
-		for (size_t i = 0; i < r->computed.nhits; i++)
-			if (r->computed.hits[i].line < first)
-				first = r->computed.hits[i].line;
-		const char *q = text;
-		for (size_t i = 1; i < first && q < end; i++) {
-			const char *e = memchr(q, '\n', end - q);
-			q = e ? e + 1 : end;
-		}
-		const char *e = q;
-		for (int i = 0; i < 60 && e < end; i++) {
-			const char *f = memchr(e, '\n', end - e);
-			e = f ? f + 1 : end;
-		}
-		free(r->dmesg);
-		r->dmesg = xstrndup(q, e - q);
-	}
+	/* no tags block (a saved console, an old mail): the kernel's own lines are the dmesg */
+	whole_console(r, text, len);
 }
 
 /* The subject's id: "[tree:branch] [subsys]  1758af47b9: WARNING:at_..." */
@@ -870,6 +880,9 @@ static const char *dmesg_line_value(const char *dm, const char *key)
 
 static void derive(struct repro_report *r)
 {
+	/* materials without a mail: the attached console is the dmesg */
+	if (!r->dmesg && r->full_dmesg)
+		whole_console(r, r->full_dmesg, strlen(r->full_dmesg));
 	const char *dm = r->full_dmesg ? r->full_dmesg : r->dmesg;
 
 	parse_subject(r);
@@ -882,6 +895,8 @@ static void derive(struct repro_report *r)
 		r->testcase = xstrdup(v);
 	if (!r->config_name && (v = repro_job_get(r, "kconfig")))
 		r->config_name = xstrdup(v);
+	if (!r->config_name && r->config_file)
+		r->config_name = xstrdup(r->config_file);
 	if (!r->compiler && (v = repro_job_get(r, "compiler")))
 		r->compiler = xstrdup(v);
 	if (!r->commit && (v = repro_job_get(r, "commit")))

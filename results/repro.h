@@ -42,6 +42,7 @@ struct repro_report {
 	char *cmdline_from; /* "job-script" or "dmesg" */
 	char *arch;
 	char *config_text; /* an attached config-* file */
+	char *config_file; /* its name */
 	struct repro_kv *job; /* the job-script's exported variables, in order */
 	size_t njob;
 	char **need_kconfig;
