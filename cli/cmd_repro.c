@@ -389,7 +389,7 @@ static int do_run(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--bisect"))
 			o.bisect = true;
-	while ((c = getopt_long(argc, argv, "+n:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_KERNEL: o.kernel = optarg; break;
 		case OPT_ALL: o.all = true; break;

@@ -21,7 +21,8 @@ is "$?" 1 "WARNING report, WARNING test: reproduced, exit 1"
 like "$(cat "$WORK/o-w")" "^reproduced 1/1: $id" "WARNING: says reproduced 1/1 with the id"
 like "$(cat "$WORK/o-w")" "attempt 1: reproduced: $id \($WORK/w/attempt-1/console.log:[0-9]+\)" "WARNING: names the console line"
 ok "$(test -s "$WORK/w/attempt-1/reproduce.sh"; echo $?)" "WARNING: the attempt's reproduce.sh is written"
-like "$(cat "$WORK/o-w")" "config: the kernel lacks what the options its signatures imply has: CONFIG_PROVE_LOCKING|^report: $id" "WARNING: the config check ran"
+like "$(cat "$WORK/o-w")" "^report: $id on commit 5a6d0d2b7c1e9f4a3b2c1d0e9f8a7b6c5d4e3f21" "WARNING: names the report's signature and commit"
+ok "$(grep -q '^config:' "$WORK/o-w"; test $? -ne 0; echo $?)" "WARNING: the kernel has what the signature implies (LKDTM): no config line"
 
 # tapboot parse of that console: results.json names the crash.
 "$TAPBOOT" parse --format json "$WORK/w/attempt-1" >"$WORK/parse.json" 2>/dev/null
@@ -53,11 +54,15 @@ is "$?" 2 "a bad report without --bisect: exit 2"
 "$TAPBOOT" repro run "$report" --kernel "$kdir" -o "$WORK/xb" --bisect "$WORK/lkdtm_exception" >/dev/null 2>&1
 is "$?" 125 "--bisect: another crash first is cannot-test (125)"
 
-# -n 3 --all counts every attempt; -n 3 alone stops at the first reproduction.
-"$TAPBOOT" repro run "$report" --kernel "$kdir" -o "$WORK/n3" -n 3 --all "$WORK/lkdtm_warning" >"$WORK/o-n3" 2>&1
+# -n 3 --all counts every attempt, here with the multipart report: its config has
+# PROVE_LOCKING, which the test kernel lacks; its job-script's command line is used.
+"$TAPBOOT" repro run "$fx/multipart.eml" --kernel "$kdir" -o "$WORK/n3" -n 3 --all "$WORK/lkdtm_warning" >"$WORK/o-n3" 2>&1
 is "$?" 1 "-n 3 --all: exit 1"
 like "$(cat "$WORK/o-n3")" "^reproduced 3/3: $id" "-n 3 --all: reproduced 3/3"
 is "$(ls -d "$WORK/n3"/attempt-* | wc -l)" 3 "-n 3 --all: three results directories"
+like "$(cat "$WORK/o-n3")" "^config: the kernel lacks what the report's config has: CONFIG_PROVE_LOCKING$" "config gap: PROVE_LOCKING named"
+like "$(cat "$WORK/o-n3")" "^machine: the report's 16384 MB of memory capped at 2048 MB$" "machine: the report's memory capped, said"
+like "$(cat "$WORK/n3/attempt-1/reproduce.sh")" "initcall_debug vmalloc=256M" "the job-script's command line reaches the kernel"
 "$TAPBOOT" repro run "$report" --kernel "$kdir" -o "$WORK/n3b" -n 3 "$WORK/nothing" >"$WORK/o-n3b" 2>&1
 is "$?" 0 "-n 3 with the do-nothing test: exit 0"
 like "$(cat "$WORK/o-n3b")" "^not reproduced 0/3" "-n 3 with the do-nothing test: not reproduced 0/3"
