@@ -578,7 +578,7 @@ qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
 	echo "builds, the per-test and -j rows, $pr for the parser, $BOOT_REPS for the boot-to-result rows, $KS_REPS for"
 	echo "the kselftest suite); medians, min-max."
 	echo "Ratio = tapboot's median / the peer's in the row's unit: for seconds lower is better, for MB/s"
-	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest)."
+	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest, 14: repro)."
 	echo
 	echo "| what | tapboot | peer | ratio | goal | met | tapboot min-max | peer min-max |"
 	echo "|---|---|---|---|---|---|---|---|"
