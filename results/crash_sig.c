@@ -970,7 +970,7 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 		}
 		if (n > 1 && needle_hit(p, n)) {
 			char *raw = xstrndup(p, n);
-			size_t rl = n;
+			size_t rl = strlen(raw); /* shorter than n when the line holds a NUL byte */
 			while (rl && (raw[rl - 1] == '\r'))
 				raw[--rl] = '\0';
 			char *l = undecode(raw);
@@ -979,7 +979,7 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 			re_gsub(&l, &re.isra, "");
 			char *parts[2] = {l, NULL};
 			regmatch_t m[1];
-			const char *from = l + 1;
+			const char *from = *l ? l + 1 : l;
 			const char *last = NULL;
 			while (*from && !regexec(&re.mixed_ts, from, 1, m, REG_NOTBOL)) {
 				last = from + m[0].rm_so;
@@ -1183,9 +1183,11 @@ static char *title_of(const char *m, const char *hdr, const char *end)
 	if ((q = strstr(m, "BUG: KASAN: "))) {
 		const char *in = strstr(q, " in ");
 		const char *kind = q + 12;
-		const char *rw = strstr(hdr, "Read of size") && (!strstr(hdr, "Write of size") ||
-							  strstr(hdr, "Read of size") < strstr(hdr, "Write of size"))
-				 ? "Read" : "Write";
+		/* the access line follows the header; the console need not end in a NUL */
+		size_t span = (size_t)(end - hdr);
+		const char *rd = memmem(hdr, span, "Read of size", 12);
+		const char *wr = memmem(hdr, span, "Write of size", 13);
+		const char *rw = rd && (!wr || rd < wr) ? "Read" : "Write";
 		if (in) {
 			char *f = frame_name(in + 4);
 			char *t = xasprintf("KASAN: %.*s %s in %s", (int)(in - kind), kind, rw,
@@ -1288,7 +1290,7 @@ static char *syz_title(const char *buf, size_t len, size_t from, size_t *title_l
 			      memmem(p, n, "Oops", 4) || memmem(p, n, "error: ", 7) ||
 			      memmem(p, n, "Unable to handle", 16) || memmem(p, n, "Internal error", 14))) {
 			char *l = xstrndup(p, n);
-			size_t ll = n;
+			size_t ll = strlen(l);
 			while (ll && (l[ll - 1] == '\r' || l[ll - 1] == ' '))
 				l[--ll] = '\0';
 			char *t = title_of(msg_start(l), p, end);
