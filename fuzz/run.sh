@@ -11,7 +11,7 @@ out=${OUT:-$src/build}/fuzz
 secs=${1:-10}
 shift || true
 cc=${FUZZ_CC:-clang}
-all="tap_parser plan json arch_config kselftest_settings inputs"
+all="tap_parser plan json arch_config kselftest_settings inputs repro"
 harnesses=${*:-$all}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -27,9 +27,11 @@ sources() {
 	case $1 in
 	tap_parser) echo "$src/results/tap_parser.c $src/results/report_json.c $src/results/report_tap.c
 		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c
-		$src/results/results.c $src/results/json_read.c $src/results/report_kcidb.c" ;;
+		$src/results/results.c $src/results/json_read.c $src/results/report_kcidb.c
+		$src/results/crash_sig.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/results/json_read.c" ;;
+	repro) echo "$src/results/crash_sig.c $src/results/repro.c" ;;
 	arch_config) echo "" ;;
 	kselftest_settings | inputs)
 		# the builder's parsers and what they call (libarchive, libelf)
@@ -40,6 +42,7 @@ libs() {
 	case $1 in
 	kselftest_settings | inputs) pkg-config --libs libarchive libelf nettle 2>/dev/null ||
 		echo "-larchive -lelf -lnettle" ;;
+	repro) pkg-config --libs liblzma 2>/dev/null || echo "-llzma" ;;
 	*) echo "-lm" ;;
 	esac
 }
@@ -55,6 +58,7 @@ seed() {
 			{ printf '\007'; cat "$f"; } >"$dir/fixture-$(basename "$f")"
 		done ;;
 	arch_config) cp "$src"/configs/*.conf "$dir"/ 2>/dev/null ;;
+	repro) find "$src"/tests/fixtures/repro -type f ! -name '*.sh' ! -name '*.xz' -exec cp {} "$dir"/ \; ;;
 	esac
 	return 0
 }

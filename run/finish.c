@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "crash_sig.h"
 #include "error.h"
 #include "fs.h"
 #include "kernel_image.h"
@@ -236,6 +237,7 @@ static void write_qemu_logs(struct run *r)
 int run_finish(struct run *r, const char *cmd_line)
 {
 	struct report_run rep = {0};
+	struct crash_sig *crash;
 	struct results res;
 	struct strbuf errors = STRBUF_INIT;
 	char *dpath;
@@ -269,6 +271,11 @@ int run_finish(struct run *r, const char *cmd_line)
 			      : r->cfg.machine;
 	rep.start_time = (double)time(NULL) - (now_s() - r->start);
 	rep.reproduce = "reproduce.sh"; /* in the results directory */
+	/* a crash, or a kernel warning in a run that failed, named as the robot and syzkaller do */
+	dpath = xasprintf("%s/console.log", r->dir);
+	crash = report_exit_status(&rep) ? crash_sig_from_file(dpath) : NULL;
+	rep.crash = crash;
+	free(dpath);
 	write_reports(r, &rep);
 	write_qemu_logs(r);
 	write_reproduce(r, cmd_line);
@@ -285,6 +292,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	printf("results: %s/\n", r->dir);
 	status = results_exit_status(&rep, &r->o->policy, r->interrupted);
 	strbuf_release(&errors);
+	crash_sig_free(crash);
 	results_release(&res);
 	return status;
 }
