@@ -83,4 +83,8 @@ void builder_opts_release(struct builder_opts *o);
 int builder_build(const struct builder_opts *o, const char *const *inputs, size_t ninputs,
 		  const char *out_path, struct plan *plan_out);
 
+/* Append the run's secret (len bytes) to the image at path as a last newc archive holding
+ * TAPBOOT_KEY_PATH, which the init reads and unlinks. On failure the image is left as it was. */
+int builder_append_key(const char *image, const unsigned char *key, size_t len);
+
 #endif

@@ -22,6 +22,7 @@
 #include "kernel_image.h"
 #include "kselftest.h"
 #include "launch.h"
+#include "line_tag.h"
 #include "protocol.h"
 #include "qemu_argv.h"
 #include "report.h"
@@ -71,6 +72,7 @@ struct run {
 	bool dir_created; /* by this run: removed again when the run fails before booting */
 	char *initrd;
 	char nonce[33];
+	unsigned char key[LINE_TAG_KEY_LEN]; /* the init tags its lines with it (line_tag.h) */
 	struct plan plan;
 	struct strlist inputs; /* the builder's inputs: the tests, and the kselftest manifest */
 	struct vm *vms; /* nvms: the shards and the disruptive tests' own VMs */
@@ -604,6 +606,15 @@ static void make_nonce(char out[33])
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/* The run's secret, appended to its image: the init's lines carry its tag, which no test can
+ * make (docs/DESIGN.md "Console protocol"). */
+static int make_key(struct run *r)
+{
+	if (getrandom(r->key, sizeof(r->key), 0) != (ssize_t)sizeof(r->key))
+		return error_errno("cannot get random bytes for the run's secret");
+	return builder_append_key(r->initrd, r->key, sizeof(r->key));
+}
+
 /* One QEMU process: a shard of the plan, or one disruptive test on its own. */
 struct vm {
 	struct run *r;
@@ -946,6 +957,7 @@ static int vm_start(struct vm *vm)
 		return -1;
 	}
 	vm->parser = tap_parser_new(r->nonce, &ev);
+	tap_parser_set_mode(vm->parser, TAP_PARSE_TAPBOOT, r->key);
 	for (size_t i = 0; i < vm->ntests; i++)
 		names[i] = r->plan.tests[vm->tests[i]].name;
 	tap_parser_expect(vm->parser, names, vm->ntests);
@@ -1904,6 +1916,8 @@ static int cmd_run_one(int argc, char **argv)
 	}
 	choose_boot_image(&r);
 	make_nonce(r.nonce);
+	if (make_key(&r) < 0)
+		goto out;
 	/* kselftests spend much of their time asleep (pidfd, ptrace, futex: 9 to 31 s each on
 	 * the host), so several VMs overlap well even on two cores: auto unless -j says
 	 * otherwise. Other runs keep one VM and one raw console unless asked. */
