@@ -1298,29 +1298,33 @@ static bool protocol_start(const char *s, size_t n)
 }
 
 /* Is s (n bytes, unnested) an init line? Then *off is where it starts (a test's unfinished
- * line may precede it) and *body its length without the tag. */
-static bool authentic(struct tap_parser *p, const char *s, size_t n, size_t *off, size_t *body)
+ * line may precede it), *body its length without the tag, *seq the tag's number (0: none). */
+static bool authentic(struct tap_parser *p, const char *s, size_t n, size_t *off, size_t *body,
+		      uint64_t *seq)
 {
-	uint64_t seq, tag;
+	uint64_t tag;
 	unsigned tries = 0;
 
 	*off = 0;
+	*seq = 0;
 	if (!p->keyed) {
-		if (line_tag_split(s, n, body, &seq, &tag))
-			return true;
+		/* tapboot parse of a console.log: the tag cannot be checked, but the init numbers
+		 * its lines 1, 2, 3...: an old or far-off number is not its next line */
+		if (line_tag_split(s, n, body, seq, &tag))
+			return *seq > p->last_seq && *seq <= p->last_seq + 4;
 		*body = n;
 		return !p->need_tag;
 	}
-	if (!line_tag_split(s, n, body, &seq, &tag))
+	if (!line_tag_split(s, n, body, seq, &tag))
 		return false;
-	if (line_tag_check(p->key, s, n, body, &seq))
+	if (line_tag_check(p->key, s, n, body, seq))
 		goto found;
 	/* a bounded search: a 64 KiB line must not cost 64 Ki hashes */
 	for (size_t i = 1; i < n && tries < 32; i++) {
 		if (!protocol_start(s + i, n - i))
 			continue;
 		tries++;
-		if (line_tag_check(p->key, s + i, n - i, body, &seq)) {
+		if (line_tag_check(p->key, s + i, n - i, body, seq)) {
 			*off = i;
 			goto found;
 		}
@@ -1328,10 +1332,7 @@ static bool authentic(struct tap_parser *p, const char *s, size_t n, size_t *off
 	return false;
 found:
 	/* a replayed line (or one from another boot) repeats an old sequence number */
-	if (seq <= p->last_seq)
-		return false;
-	p->last_seq = seq;
-	return true;
+	return *seq > p->last_seq;
 }
 
 /* Does the init line s fit the run's sequence: a result only for the running test, once; a
@@ -1370,6 +1371,7 @@ static bool in_sequence(struct tap_parser *p, const char *s, size_t n)
 static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 {
 	size_t off, body;
+	uint64_t seq;
 
 	/* the kernel's lines (printk, /dev/kmsg, a KUnit module) are the running test's output */
 	if (kernel) {
@@ -1381,7 +1383,7 @@ static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool k
 		process_line(p, s, n, false, p->running != 0);
 		return;
 	}
-	if (!authentic(p, s, n, &off, &body)) {
+	if (!authentic(p, s, n, &off, &body, &seq)) {
 		if (classify(s, n) != K_TEXT || starts(s, n, TAPBOOT_MARK))
 			p->rejected++;
 		process_line(p, s, n, false, false);
@@ -1395,6 +1397,8 @@ static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool k
 		process_line(p, s, body, false, false);
 		return;
 	}
+	if (seq)
+		p->last_seq = seq;
 	process_line(p, s, body, false, true);
 }
 
