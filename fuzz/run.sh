@@ -11,7 +11,7 @@ out=${OUT:-$src/build}/fuzz
 secs=${1:-10}
 shift || true
 cc=${FUZZ_CC:-clang}
-all="tap_parser plan json arch_config kselftest_settings inputs"
+all="tap_parser sequencing plan json arch_config kselftest_settings inputs"
 harnesses=${*:-$all}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -21,12 +21,14 @@ fi
 flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
 	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/builder"
-lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c"
+lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c
+	$src/lib/line_tag.c"
 
 sources() {
 	case $1 in
 	tap_parser) echo "$src/qemu/tap_parser.c $src/qemu/report_json.c $src/qemu/report_tap.c
 		$src/qemu/report_junit.c $src/qemu/report_summary.c $src/qemu/report_util.c" ;;
+	sequencing) echo "$src/qemu/tap_parser.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/qemu/json_read.c" ;;
 	arch_config) echo "$src/qemu/arch_config.c" ;;

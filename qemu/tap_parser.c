@@ -1373,14 +1373,23 @@ static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool k
 	size_t off, body;
 	uint64_t seq;
 
-	/* the kernel's lines (printk, /dev/kmsg, a KUnit module) are the running test's output */
-	if (kernel) {
+	/* the kernel's lines (printk, /dev/kmsg, a KUnit module) are the running test's output;
+	 * but a test's unfinished line that looked like a printk prefix can run into an init
+	 * line, which then still carries its tag */
+	if (kernel && !(p->keyed && authentic(p, s, n, &off, &body, &seq) && off)) {
 		process_line(p, s, n, true, false);
 		return;
 	}
+	if (kernel) {
+		process_line(p, s, off, true, false);
+		s += off;
+		n -= off;
+		off = 0;
+		goto checked;
+	}
 	/* a test's own output, nested by the init: its subtests while it runs */
 	if (nested_line(s, n)) {
-		process_line(p, s, n, false, p->running != 0);
+		process_line(p, s, n, false, p->running && p->last_result != p->running);
 		return;
 	}
 	if (!authentic(p, s, n, &off, &body, &seq)) {
@@ -1392,6 +1401,7 @@ static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool k
 	if (off)
 		process_line(p, s, off, false, false); /* the test's unfinished line */
 	s += off;
+checked:
 	if (!in_sequence(p, s, body)) {
 		p->rejected++;
 		process_line(p, s, body, false, false);
