@@ -24,6 +24,10 @@ static const char parse_usage[] =
 	"  --suite NAME        collection prefix for junit and kcidb (default: kselftest for\n"
 	"                      kselftest runner output, else tapboot)\n"
 	"  --nonce HEX         the run's nonce: complete only with its end line\n"
+	"  --foreign           the log is not a tapboot run's (a KUnit console, a robot's\n"
+	"                      dmesg): every TAP line makes results, kernel lines too, even\n"
+	"                      after a tapboot begin line (by default, from a begin line on,\n"
+	"                      only the init's lines make results, in the run's order)\n"
 	"\n"
 	"Exit status: 0 passed, 1 a test failed, 2 bad usage or input, 3 the stream did not\n"
 	"complete (kernel crash, missing end line, unmet plan).\n";
@@ -59,13 +63,14 @@ static const char *guess_suite(const struct tap_test *t, size_t n)
 
 int cmd_parse(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_HELP };
+	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_FOREIGN, OPT_HELP };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"skip", required_argument, NULL, OPT_SKIP},
 		{"expect-skip", required_argument, NULL, OPT_EXPECT_SKIP},
 		{"suite", required_argument, NULL, OPT_SUITE},
 		{"nonce", required_argument, NULL, OPT_NONCE},
+		{"foreign", no_argument, NULL, OPT_FOREIGN},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -75,6 +80,7 @@ int cmd_parse(int argc, char **argv)
 	struct strlist expect;
 	bool have_expect = false;
 	const char *suite = NULL, *nonce = NULL, *path = "-";
+	bool foreign = false;
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
 	struct report_run run;
@@ -120,6 +126,9 @@ int cmd_parse(int argc, char **argv)
 		case OPT_NONCE:
 			nonce = optarg;
 			break;
+		case OPT_FOREIGN:
+			foreign = true;
+			break;
 		case 'h':
 		case OPT_HELP:
 			fputs(parse_usage, stdout);
@@ -152,6 +161,7 @@ int cmd_parse(int argc, char **argv)
 		}
 	}
 	p = tap_parser_new(nonce, NULL);
+	tap_parser_set_mode(p, foreign ? TAP_PARSE_FOREIGN : TAP_PARSE_AUTO, NULL);
 	/* only junit.xml's system-out uses the tests' logs: without it, keep none (memory and
 	 * time then stay those of the results, not of the log) */
 	if (fmt != FMT_JUNIT)
