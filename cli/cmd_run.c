@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
@@ -843,6 +844,7 @@ static void kvm_remember_broken(const struct run *r)
  * here before; the boot itself is the final probe (see boot_all()). */
 static bool want_kvm(struct run *r)
 {
+	const char *kvm_dev = getenv("TAPBOOT_KVM_DEVICE") ? getenv("TAPBOOT_KVM_DEVICE") : "/dev/kvm";
 	int fd;
 
 	if (r->o.accel == ACCEL_TCG) {
@@ -857,9 +859,11 @@ static bool want_kvm(struct run *r)
 		r->accel_note = xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, host_arch());
 		return false;
 	}
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	/* TAPBOOT_KVM_DEVICE: another device node to try (tests/boot/25-forgery.sh makes auto
+	 * probe KVM with a QEMU that fails it, on a host without /dev/kvm) */
+	fd = open(kvm_dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		r->accel_note = xasprintf("tcg (/dev/kvm: %s)", strerror(errno));
+		r->accel_note = xasprintf("tcg (%s: %s)", kvm_dev, strerror(errno));
 		return false;
 	}
 	close(fd);
@@ -1558,6 +1562,7 @@ static void boot_all(struct run *r, int sigfd)
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		bool probe = kvm && r->o.accel == ACCEL_AUTO, any_begun = false;
+		struct vm *kvm_failed = NULL;
 
 		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
 		r->tcg_single = !kvm && tcg_share_host(r, at_once);
@@ -1577,10 +1582,24 @@ static void boot_all(struct run *r, int sigfd)
 			for (size_t i = 0; i < n; i++)
 				wave[i] = &r->vms[v + i];
 			boot_wave(r, wave, n, sigfd, probe);
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				any_begun |= wave[i]->begun;
-			if (probe && !any_begun)
+				if (wave[i]->res == WATCH_QEMU_FATAL && !kvm_failed)
+					kvm_failed = &r->vms[v + i];
+			}
+			if (probe && (!any_begun || kvm_failed))
 				break;
+		}
+		if (probe && kvm_failed && !r->interrupted) {
+			/* QEMU said KVM failed (at once, not after the 15 s probe): all under TCG */
+			char *line = qemu_fatal_line(kvm_failed->qemu_err, strlen(kvm_failed->qemu_err));
+
+			free(r->accel_note);
+			r->accel_note = xasprintf("tcg (KVM failed: QEMU said: %s)", line);
+			free(line);
+			kvm_remember_broken(r);
+			kvm = false;
+			continue;
 		}
 		if (probe && !any_begun && !r->interrupted) {
 			/* KVM opened but did not boot a guest to the init. */
@@ -1603,6 +1622,26 @@ static void boot_all(struct run *r, int sigfd)
 	free(wave);
 }
 
+/* QEMU's own end, when it says more than "the console ended": a fatal message it printed
+ * (KVM's internal error, which pauses the VM), or a signal that killed it. NULL otherwise. */
+static char *qemu_end_reason(const struct run *r, const struct vm *vm)
+{
+	const char *err = vm->qemu_err ? vm->qemu_err : "";
+	char *line = qemu_fatal_line(err, strlen(err)), *why;
+
+	if (line) {
+		why = qemu_fatal_is_kvm(line) && r->accel == QEMU_ACCEL_KVM
+			      ? xasprintf("QEMU stopped the guest: %s (KVM cannot run this guest "
+					  "here; --accel tcg runs it without KVM)", line)
+			      : xasprintf("QEMU stopped the guest: %s", line);
+		free(line);
+		return why;
+	}
+	if (vm->res == WATCH_EXITED && vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status))
+		return qemu_exit_text(vm->qemu_status);
+	return NULL;
+}
+
 /* What cut the console off, when tapboot did: the reason the running test gets. */
 static char *vm_cut_reason(struct run *r, const struct vm *vm)
 {
@@ -1618,6 +1657,9 @@ static char *vm_cut_reason(struct run *r, const struct vm *vm)
 		return xasprintf("interrupted by %s", strsignal(r->signo));
 	case WATCH_NO_FIRST_LINE:
 		return xstrdup("no console output from the guest");
+	case WATCH_QEMU_FATAL:
+	case WATCH_EXITED:
+		return qemu_end_reason(r, vm);
 	default:
 		return NULL;
 	}
@@ -1634,8 +1676,10 @@ static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s,
 {
 	char *e = vm_error_base(r, vm, s, cut), *hinted;
 
+	/* not when QEMU said what failed, or was killed: the image is not the cause then */
 	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED ||
-	    !strcmp(r->boot_kernel, r->kernel_image))
+	    vm->res == WATCH_QEMU_FATAL || !strcmp(r->boot_kernel, r->kernel_image) ||
+	    (vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status)))
 		return e;
 	hinted = xasprintf("%s; QEMU booted the kernel tapboot unpacked on the host (%s): "
 			   "--boot-as-is boots '%s' itself",

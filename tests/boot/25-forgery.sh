@@ -107,4 +107,56 @@ ok "$(grep -qxF 'not ok 3 c_last' "$d/tests/b_forger.log"; echo $?)" "forged fai
 is "$(jq -r '[.tests[] | "\(.name)=\(.result)"] | join(" ")' "$WORK/p1.json")" \
 	"a_first=pass b_forger=fail c_victim=fail d_early=fail e_last=pass" \
 	"tapboot parse console.log: the same verdicts without the key"
+# QEMU's own fatal message, from a fake QEMU (a fault a real one cannot be made to produce
+# here: this host has no working KVM): under -accel kvm it prints KVM's internal error on
+# stderr and pauses, as QEMU does; under TCG it is the real QEMU.
+qemu=$(sed -n 's/^qemu *= *//p' "$TOP/configs/x86_64.conf")
+need "$qemu" qemu-system-x86
+fake=$WORK/fake-qemu
+cat >"$fake" <<EOT
+#!/bin/sh
+case " \$* " in
+*" -accel kvm "*)
+	echo "KVM internal error. Suberror: 1" >&2
+	echo "extra data[0]: 0x0000000000000000" >&2
+	echo "emulation failure" >&2
+	exec sleep 3600 ;;
+esac
+exec $(command -v "$qemu") "\$@"
+EOT
+chmod +x "$fake"
+# --accel kvm: exit 3 naming KVM, without waiting for the (huge) idle limit; timeout(1) only
+# catches a run that would have waited for it
+d=$WORK/kvm-fatal
+timeout 300 "$TAPBOOT" run --kernel "$k" -o "$d" -q --qemu "$fake" --accel kvm --idle-timeout 3000 \
+	"$g/pass" >/dev/null 2>"$WORK/e-kvm"
+is "$?" 3 "KVM internal error under --accel kvm: exit 3 (not the idle limit)"
+like "$(cat "$WORK/e-kvm")" "QEMU stopped the guest: KVM internal error. Suberror: 1 \(KVM cannot run this guest here; --accel tcg" \
+	"KVM internal error under --accel kvm: the error names KVM and the way out"
+ok "$(grep -q -- "--boot-as-is" "$WORK/e-kvm"; test $? -ne 0; echo $?)" "KVM internal error: no --boot-as-is hint (the image is not the cause)"
+is "$(verdict "$d" pass)" missing "KVM internal error under --accel kvm: the test is missing, not passed"
+# --accel auto: QEMU's message makes it fall back to TCG at once; the results are TCG's
+d=$WORK/kvm-auto
+: >"$WORK/kvm-dev"
+TAPBOOT_KVM_DEVICE=$WORK/kvm-dev XDG_CACHE_HOME=$WORK/cache timeout 300 "$TAPBOOT" run --kernel "$k" \
+	-o "$d" --qemu "$fake" --idle-timeout 3000 "$g/pass" "$g/fail" >/dev/null 2>"$WORK/e-auto"
+is "$?" 1 "KVM internal error under --accel auto: the run goes on under TCG (exit 1: fail fails)"
+is "$(jq -r '[.accel, (.tests[] | .result)] | join(" ")' "$d/results.json")" "tcg pass fail" \
+	"KVM internal error under --accel auto: TCG's results"
+like "$(cat "$WORK/e-auto")" "accelerator: tcg \(KVM failed: QEMU said: KVM internal error. Suberror: 1\)" \
+	"KVM internal error under --accel auto: the fallback says why"
+ok "$(grep -q "15 s" "$WORK/e-auto"; test $? -ne 0; echo $?)" "the fallback did not wait for the 15 s probe"
+
+# QEMU killed by a signal: the error says so
+d=$WORK/qkill
+"$TAPBOOT" run --kernel "$k" -o "$d" -q --timeout 60 "$g/pass" "$g/hang" >/dev/null 2>"$WORK/e-qkill" &
+pid=$!
+for _ in $(seq 1 120); do grep -q "tapboot: run 2" "$d/console.log" 2>/dev/null && break; sleep 0.5; done
+qpid=$(pgrep -f -- "-initrd $d/initramfs.cpio" | head -1)
+[ -n "$qpid" ] && kill -KILL "$qpid"
+wait $pid
+is "$?" 3 "QEMU killed: exit 3"
+like "$(jq -r .error "$d/results.json")" "QEMU was killed by SIGKILL" "QEMU killed: results.json names the signal"
+is "$(reason "$d" hang)" "QEMU was killed by SIGKILL" "QEMU killed: the running test's reason names it"
+like "$(cat "$WORK/e-qkill")" "QEMU was killed by SIGKILL" "QEMU killed: said on stderr"
 done_testing
