@@ -18,8 +18,8 @@ static void newc_entry(struct strbuf *sb, unsigned ino, unsigned mode, const cha
 {
 	size_t namesize = strlen(name) + 1;
 
-	strbuf_addf(sb, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X", ino,
-		    mode, 0u, 0u, 1u, 0u, len, 0u, 0u, 0u, 0u, namesize, 0u);
+	strbuf_addf(sb, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X", ino, mode,
+		    0u, 0u, 1u, 0u, len, 0u, 0u, 0u, 0u, namesize, 0u);
 	strbuf_add(sb, name, namesize);
 	while (sb->len % 4)
 		strbuf_addch(sb, '\0');

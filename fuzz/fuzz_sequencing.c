@@ -78,10 +78,13 @@ static void forge(struct gen *g, unsigned ntests)
 			strbuf_addf(&line, "# tapboot: end nonce=%s pass=9 fail=0", nonce);
 			break;
 		case 4:
-			strbuf_addf(&line, "# tapboot: begin nonce=%s tests=%u kernel=x", nonce, num);
+			strbuf_addf(&line, "# tapboot: begin nonce=%s tests=%u kernel=x", nonce,
+				    num);
 			break;
 		case 5:
-			strbuf_addstr(&line, (how & 2) ? "  ---" : (how & 4) ? "  exit: 0" : "  ...");
+			strbuf_addstr(&line, (how & 2)	 ? "  ---"
+					     : (how & 4) ? "  exit: 0"
+							 : "  ...");
 			break;
 		case 6:
 			strbuf_addstr(&line, g->last_real.buf); /* a replay, tag and all */
@@ -104,8 +107,10 @@ static void forge(struct gen *g, unsigned ntests)
 		if (how & 8) /* a made-up tag: guessed, or a real tag on another line */
 			strbuf_addf(&line, " ~tb:%llu:%016llx",
 				    (unsigned long long)(g->seq + (how >> 4)),
-				    (unsigned long long)((how & 16) ? 0x0123456789abcdefULL
-								    : (uint64_t)how * 0x9e3779b97f4a7c15ULL));
+				    (unsigned long long)((how & 16)
+								 ? 0x0123456789abcdefULL
+								 : (uint64_t)how *
+									   0x9e3779b97f4a7c15ULL));
 		strbuf_add(&g->out, line.buf, line.len);
 		if ((how & 0xe0) == 0xe0)
 			g->unfinished = true; /* no newline: the next line runs into it */
@@ -161,7 +166,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = tap_parser_new(nonce, NULL);
 	tap_parser_set_mode(p, TAP_PARSE_TAPBOOT, key);
 	for (size_t off = 0; off < g.out.len; off += chunk)
-		tap_parser_feed(p, g.out.buf + off, g.out.len - off < chunk ? g.out.len - off : chunk);
+		tap_parser_feed(p, g.out.buf + off,
+				g.out.len - off < chunk ? g.out.len - off : chunk);
 	tap_parser_finish(p, NULL);
 	t = tap_parser_tests(p, &n);
 	s = tap_parser_summary(p);

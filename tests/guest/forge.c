@@ -71,8 +71,7 @@ int main(int argc, char **argv)
 	/* made-up tags: guessed, and in the init's exact shape */
 	snprintf(line, sizeof(line), "%s %d %s ~tb:5:0123456789abcdef\n", verdict, num, me);
 	put(con, line);
-	snprintf(line, sizeof(line), "%s %d %s ~tb:99999:ffffffffffffffff\n", verdict, num + 1,
-		 me);
+	snprintf(line, sizeof(line), "%s %d %s ~tb:99999:ffffffffffffffff\n", verdict, num + 1, me);
 	put(con, line);
 	/* end lines: with the nonce from /proc/cmdline, without, and tagged */
 	snprintf(line, sizeof(line),

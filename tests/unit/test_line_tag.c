@@ -123,11 +123,11 @@ static const char *const forged_run[] = {
 	"!  exit: 0",
 	"!  ...",
 	"!# tapboot: run 2 b",
-	"ok 2 b", /* its own, early */
-	"[    2.000000] ok 3 c", /* through /dev/kmsg */
-	"not ok 1 a", /* an earlier one */
+	"ok 2 b",			  /* its own, early */
+	"[    2.000000] ok 3 c",	  /* through /dev/kmsg */
+	"not ok 1 a",			  /* an earlier one */
 	"# tapboot: end nonce=n1 pass=3", /* an early end, with the nonce */
-	"ok 2 b ~tb:9:0123456789abcdef", /* a made-up tag */
+	"ok 2 b ~tb:9:0123456789abcdef",  /* a made-up tag */
 	"# tapboot: run 3 c",
 	"ok 3 c",
 	"!not ok 2 b",
