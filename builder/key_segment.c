@@ -28,7 +28,33 @@ static void newc_entry(struct strbuf *sb, unsigned ino, unsigned mode, const cha
 		strbuf_addch(sb, '\0');
 }
 
-int builder_append_key(const char *image, const unsigned char *key, size_t len)
+/* The kernel's LZ4 reader (lib/decompress_unlz4.c) takes the legacy format only and reads to
+ * the end of the image, taking a repeated magic number as the next stream's start: an
+ * uncompressed archive after an lz4 image fails to decode ("Initramfs unpacking failed:
+ * Decoding failed", seen here). So after lz4 the archive is an lz4 legacy stream of its own:
+ * one block of literals only, which every LZ4 decoder takes. */
+static void lz4_legacy_literals(struct strbuf *out, const char *data, size_t n)
+{
+	struct strbuf blk = STRBUF_INIT;
+	size_t rest;
+
+	strbuf_init(&blk);
+	strbuf_addch(&blk, (char)((n >= 15 ? 15 : n) << 4));
+	if (n >= 15) {
+		for (rest = n - 15; rest >= 255; rest -= 255)
+			strbuf_addch(&blk, (char)255);
+		strbuf_addch(&blk, (char)rest);
+	}
+	strbuf_add(&blk, data, n);
+	strbuf_add(out, "\x02\x21\x4c\x18", 4); /* 0x184C2102, little-endian */
+	for (int i = 0; i < 4; i++)
+		strbuf_addch(out, (char)(blk.len >> (8 * i)));
+	strbuf_add(out, blk.buf, blk.len);
+	strbuf_release(&blk);
+}
+
+int builder_append_key(const char *image, enum builder_compress c, const unsigned char *key,
+		       size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
@@ -43,8 +69,9 @@ int builder_append_key(const char *image, const unsigned char *key, size_t len)
 	}
 	strbuf_init(&sb);
 	/* The kernel takes the next archive only at a 4-byte boundary of the whole image
-	 * (init/initramfs.c: "this_header & 3"), and skips the zeros before it. */
-	while ((st.st_size + (off_t)sb.len) % 4)
+	 * (init/initramfs.c: "this_header & 3"), and skips the zeros before it; inside an lz4
+	 * stream a zero would be read as a block size. */
+	while (c != BUILDER_COMPRESS_LZ4 && (st.st_size + (off_t)sb.len) % 4)
 		strbuf_addch(&sb, '\0');
 	{
 		/* newc's 4-byte alignment counts from the archive's start */
@@ -55,7 +82,10 @@ int builder_append_key(const char *image, const unsigned char *key, size_t len)
 		 * keeps clear of theirs, and nlink 1 keeps it out of hard-link matching */
 		newc_entry(&arc, 0x7ab00001u, S_IFREG | 0400, TAPBOOT_KEY_PATH + 1, key, len);
 		newc_entry(&arc, 0, 0, "TRAILER!!!", "", 0);
-		strbuf_add(&sb, arc.buf, arc.len);
+		if (c == BUILDER_COMPRESS_LZ4)
+			lz4_legacy_literals(&sb, arc.buf, arc.len);
+		else
+			strbuf_add(&sb, arc.buf, arc.len);
 		strbuf_release(&arc);
 	}
 	w = pwrite(fd, sb.buf, sb.len, st.st_size);

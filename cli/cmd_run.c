@@ -613,7 +613,7 @@ static int make_key(struct run *r)
 {
 	if (getrandom(r->key, sizeof(r->key), 0) != (ssize_t)sizeof(r->key))
 		return error_errno("cannot get random bytes for the run's secret");
-	return builder_append_key(r->initrd, r->key, sizeof(r->key));
+	return builder_append_key(r->initrd, r->o.compress, r->key, sizeof(r->key));
 }
 
 /* One QEMU process: a shard of the plan, or one disruptive test on its own. */
