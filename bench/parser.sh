@@ -18,7 +18,7 @@ cc=${CC:-gcc}
 $cc -std=gnu11 -O2 -o "$out/parser_gen" "$src/bench/parser_gen.c"
 $cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$src/lib" -I"$src/qemu" -o "$out/parser_bench" \
 	"$src/bench/parser_bench.c" "$src/qemu/tap_parser.c" "$src/lib/error.c" \
-	"$src/lib/strbuf.c" "$src/lib/verdict.c"
+	"$src/lib/strbuf.c" "$src/lib/verdict.c" "$src/lib/line_tag.c"
 log=$out/console-${mb}M.log
 [ -s "$log" ] || "$out/parser_gen" "$mb" >"$log"
 "$out/parser_bench" "$log" 3
