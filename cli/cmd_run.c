@@ -726,7 +726,9 @@ static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 	struct vm *vm = ctx;
 	const struct tap_summary *s;
 
+	/* flushed per read: console.log is live (tail -f, and the boot tests wait on it) */
 	fwrite(buf, 1, len, vm->console);
+	fflush(vm->console);
 	tap_parser_feed(vm->parser, buf, len);
 	s = tap_parser_summary(vm->parser);
 	if (s->complete)
