@@ -1678,10 +1678,11 @@ static char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s,
 {
 	char *e = vm_error_base(r, vm, s, cut), *hinted;
 
-	/* not when QEMU said what failed, or was killed: the image is not the cause then */
+	/* not when QEMU said what failed, or something else killed it (not tapboot's own stop
+	 * at a limit): the image is not the cause then */
 	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED ||
 	    vm->res == WATCH_QEMU_FATAL || !strcmp(r->boot_kernel, r->kernel_image) ||
-	    (vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status)))
+	    (vm->res == WATCH_EXITED && vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status)))
 		return e;
 	hinted = xasprintf("%s; QEMU booted the kernel tapboot unpacked on the host (%s): "
 			   "--boot-as-is boots '%s' itself",
