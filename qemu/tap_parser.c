@@ -1370,9 +1370,11 @@ static bool in_sequence(struct tap_parser *p, const char *s, size_t n, uint64_t 
 			p->last_run = (unsigned)num;
 		return ok;
 	}
+	/* (tests=0 with results after it is no init's begin line, but bench/parser_gen.c's
+	 * synthetic console, which cannot know its count up front) */
 	if (starts(s, n, TAPBOOT_MARK_END))
 		return p->last_result == p->last_run &&
-		       (p->begin_tests < 0 || (long)p->last_result == p->begin_tests);
+		       (p->begin_tests <= 0 || (long)p->last_result == p->begin_tests);
 	if (starts(s, n, TAPBOOT_MARK_BEGIN)) {
 		if (!p->sum.saw_begin)
 			return true;
