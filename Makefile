@@ -15,6 +15,15 @@ Q := @
 endif
 
 SRCDIR := $(abspath .)
+# make install's directories (GNU names); lib/paths.c is built with them, so the installed
+# binary finds its files there, or beside itself when the tree is moved.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+DESTDIR ?=
 OUT := $(abspath $(O))
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -23,6 +32,7 @@ WARN := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototype
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERSION)"'
 HOST_CFLAGS := $(BASE_CFLAGS) -Ibuilder -Iqemu -Iresults -Irun -Icli -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
+	-DTAPBOOT_BUILDDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
@@ -72,7 +82,8 @@ INIT_HOST := $(OUT)/init-host
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 INITS := $(foreach a,$(INIT_ARCHES),$(OUT)/init/$(a)/init)
 
-.PHONY: all help tools inits guest check unit boot demo kselftest-demo deps kernels clean bench fuzz format
+.PHONY: all help tools inits guest check unit boot demo kselftest-demo deps kernels clean bench fuzz format \
+	install uninstall man-lint deb
 all: tools inits guest
 
 help:
@@ -87,11 +98,16 @@ help:
 	@echo '  deps           install the Debian packages the build and tests need'
 	@echo '  kernels        fetch Debian kernels into $$XDG_CACHE_HOME/tapboot'
 	@echo '  clean          remove $(O)'
+	@echo '  install        binary, inits, configs, scripts, man pages, completion (DESTDIR=)'
+	@echo '  uninstall      remove what install wrote'
+	@echo '  deb            build the Debian package (dpkg-buildpackage) into $(O)/deb'
+	@echo '  man-lint       check the man pages with mandoc -T lint'
 	@echo 'Variables:'
 	@echo '  O=DIR          out-of-tree build directory (default: build)'
 	@echo '  ARCH=, CROSS_COMPILE=  architecture and toolchain for `make init`'
 	@echo '  INIT_ARCHES=   architectures to build inits for (default: those with a compiler)'
 	@echo '  V=1            show commands'
+	@echo '  PREFIX=/usr/local, BINDIR=, LIBEXECDIR=, DATADIR=, MANDIR=, DESTDIR=  for install'
 	@echo '  SANITIZE=address,undefined  build the host tool with sanitizers'
 	@echo "Architectures: $(ALL_ARCHES); inits buildable here: $(INIT_ARCHES)"
 
@@ -126,6 +142,21 @@ $(TAPBOOT): $(call host_obj,$(HOST_MAIN)) $(LIBTAPBOOT)
 $(INIT_HOST): $(call san_obj,$(INIT_MAIN)) $(LIBINIT_SAN) $(LIBTAPBOOT_SAN)
 	@$(if $(Q),echo '  LINK    $@')
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS)
+
+# The install directories lib/paths.o is built with; the stamp changes only when they do, so a
+# `make install PREFIX=...` rebuilds that one object.
+rel_to_bin = $(shell realpath -m --relative-to=$(BINDIR) $(1))
+PATHS_DEFS := -DTAPBOOT_INST_BINDIR='"$(BINDIR)"' \
+	-DTAPBOOT_INST_LIBEXECDIR='"$(LIBEXECDIR)/tapboot"' -DTAPBOOT_INST_DATADIR='"$(DATADIR)/tapboot"' \
+	-DTAPBOOT_REL_LIBEXECDIR='"$(call rel_to_bin,$(LIBEXECDIR)/tapboot)"' \
+	-DTAPBOOT_REL_DATADIR='"$(call rel_to_bin,$(DATADIR)/tapboot)"'
+$(OUT)/install-dirs: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PATHS_DEFS)' | cmp -s - $@ || echo '$(PATHS_DEFS)' >$@
+$(OUT)/obj/lib/paths.o $(OUT)/obj-san/lib/paths.o: $(OUT)/install-dirs
+$(OUT)/obj/lib/paths.o $(OUT)/obj-san/lib/paths.o: HOST_CFLAGS += $(PATHS_DEFS)
+.PHONY: FORCE
+FORCE:
 
 # ---- static init, one per architecture ----
 define init_rules
@@ -210,6 +241,40 @@ bench:
 	$(Q)scripts/install-deps.sh all
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)OUT=$(OUT) TAPBOOT=$(TAPBOOT) bench/run.sh
+
+# ---- install (README "Install") ----
+MAN_PAGES := $(sort $(wildcard docs/man/*.1))
+# the helpers the binary runs (apt-state.sh is sourced by the other two)
+HELPERS := scripts/fetch-kernel.sh scripts/fetch-busybox.sh
+INST_LIBEXEC := $(DESTDIR)$(LIBEXECDIR)/tapboot
+INST_DATA := $(DESTDIR)$(DATADIR)/tapboot
+install: tools inits
+	install -d $(DESTDIR)$(BINDIR) $(INST_LIBEXEC) $(INST_DATA)/configs $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(TAPBOOT) $(DESTDIR)$(BINDIR)/tapboot
+	$(Q)for a in $(INIT_ARCHES); do \
+		echo "install -D -m 755 $(OUT)/init/$$a/init $(INST_LIBEXEC)/init/$$a/init"; \
+		install -D -m 755 $(OUT)/init/$$a/init $(INST_LIBEXEC)/init/$$a/init || exit 1; done
+	install -m 755 $(HELPERS) $(INST_LIBEXEC)/
+	install -m 644 scripts/apt-state.sh $(INST_LIBEXEC)/
+	install -m 644 configs/*.conf $(INST_DATA)/configs/
+	install -m 644 builder/kselftest-disruptive.txt $(INST_DATA)/
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 scripts/tapboot.bash-completion $(DESTDIR)$(BASHCOMPDIR)/tapboot
+
+# Everything install writes, for any architecture's init (those of an earlier install too).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tapboot $(DESTDIR)$(BASHCOMPDIR)/tapboot
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -rf $(INST_LIBEXEC) $(INST_DATA)
+
+man-lint:
+	$(Q)mandoc -T lint -W warning $(MAN_PAGES)
+
+# The Debian package, built by dpkg-buildpackage from a copy of the committed and working
+# tree in a temporary directory (never in this tree), into $(O)/deb.
+deb:
+	$(Q)OUT=$(OUT) scripts/build-deb.sh
 
 clean:
 	rm -rf $(O)

@@ -18,10 +18,7 @@
 #include "fs.h"
 #include "image.h"
 #include "inputs.h"
-
-#ifndef TAPBOOT_SRCDIR
-#define TAPBOOT_SRCDIR "."
-#endif
+#include "paths.h"
 
 #if defined(__x86_64__)
 #define HOST_MACHINE EM_X86_64
@@ -446,7 +443,6 @@ static bool elf_for(const char *path, const struct builder_target *t)
 static char *find_busybox(const struct builder_opts *o)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *srcdir = getenv("TAPBOOT_SRCDIR");
 	char *cached, *script;
 	struct strbuf out = STRBUF_INIT;
 	const char *argv[3];
@@ -471,8 +467,7 @@ static char *find_busybox(const struct builder_opts *o)
 	if (elf_for(cached, &o->target))
 		return cached;
 	free(cached);
-	script = xasprintf("%s/scripts/fetch-busybox.sh",
-			   srcdir && *srcdir ? srcdir : TAPBOOT_SRCDIR);
+	script = tapboot_script_path("fetch-busybox.sh");
 	argv[0] = script;
 	argv[1] = o->target.arch;
 	argv[2] = NULL;

@@ -11,12 +11,9 @@
 
 #include "error.h"
 #include "kselftest.h"
+#include "paths.h"
 #include "strbuf.h"
 
-#ifndef TAPBOOT_SRCDIR
-#define TAPBOOT_SRCDIR "."
-#endif
-#define DISRUPTIVE_LIST TAPBOOT_SRCDIR "/builder/kselftest-disruptive.txt"
 
 void kselftest_opts_init(struct kselftest_opts *o)
 {
@@ -410,7 +407,9 @@ static int parse_list(struct ks *k, const char *buf, size_t len)
 
 static int load_disruptive(struct ks *k)
 {
-	const char *path = k->o->disruptive_list ? k->o->disruptive_list : DISRUPTIVE_LIST;
+	/* the list tapboot ships: builder/ in the source tree, DATADIR/tapboot installed */
+	char *shipped = k->o->disruptive_list ? NULL : tapboot_data_path("kselftest-disruptive.txt");
+	const char *path = shipped ? shipped : k->o->disruptive_list;
 	struct strbuf sb = STRBUF_INIT;
 	struct line_iter it;
 	char *d;
@@ -444,6 +443,7 @@ static int load_disruptive(struct ks *k)
 	}
 out:
 	strbuf_release(&sb);
+	free(shipped);
 	return ret;
 }
 

@@ -32,7 +32,7 @@ struct kselftest_opts {
 	 * kernel option built as a module (=m) satisfy a fragment. */
 	bool modules;
 	/* The list of known-disruptive tests (builder/kselftest-disruptive.txt format); NULL: the
-	 * one tapboot ships, TAPBOOT_SRCDIR/builder/kselftest-disruptive.txt. */
+	 * one tapboot ships (paths.h: builder/ or DATADIR/tapboot/). */
 	const char *disruptive_list;
 	unsigned timeout; /* seconds for every test, overriding settings files; 0: not given */
 };

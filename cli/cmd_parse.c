@@ -28,6 +28,7 @@ static const char parse_usage[] =
 	"                      dmesg): every TAP line makes results, kernel lines too, even\n"
 	"                      after a tapboot begin line (by default, from a begin line on,\n"
 	"                      only the init's lines make results, in the run's order)\n"
+	"  --kcidb-origin NAME the KCIDB origin in kcidb ids (default tapboot)\n"
 	"\n"
 	"Exit status: 0 passed, 1 a test failed, 2 bad usage or input, 3 the stream did not\n"
 	"complete (kernel crash, missing end line, unmet plan).\n";
@@ -63,13 +64,15 @@ static const char *guess_suite(const struct tap_test *t, size_t n)
 
 int cmd_parse(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_FOREIGN, OPT_HELP };
+	enum { OPT_FORMAT = 256, OPT_SKIP, OPT_EXPECT_SKIP, OPT_SUITE, OPT_NONCE, OPT_HELP,
+	       OPT_KCIDB_ORIGIN, OPT_FOREIGN };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"skip", required_argument, NULL, OPT_SKIP},
 		{"expect-skip", required_argument, NULL, OPT_EXPECT_SKIP},
 		{"suite", required_argument, NULL, OPT_SUITE},
 		{"nonce", required_argument, NULL, OPT_NONCE},
+		{"kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN},
 		{"foreign", no_argument, NULL, OPT_FOREIGN},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
@@ -79,7 +82,7 @@ int cmd_parse(int argc, char **argv)
 	struct report_policy pol = {REPORT_SKIP_OK, NULL};
 	struct strlist expect;
 	bool have_expect = false;
-	const char *suite = NULL, *nonce = NULL, *path = "-";
+	const char *suite = NULL, *nonce = NULL, *path = "-", *origin = NULL;
 	bool foreign = false;
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
@@ -129,6 +132,14 @@ int cmd_parse(int argc, char **argv)
 		case OPT_FOREIGN:
 			foreign = true;
 			break;
+		case OPT_KCIDB_ORIGIN:
+			if (!report_kcidb_origin_ok(optarg)) {
+				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+				      optarg);
+				goto out;
+			}
+			origin = optarg;
+			break;
 		case 'h':
 		case OPT_HELP:
 			fputs(parse_usage, stdout);
@@ -162,9 +173,9 @@ int cmd_parse(int argc, char **argv)
 	}
 	p = tap_parser_new(nonce, NULL);
 	tap_parser_set_mode(p, foreign ? TAP_PARSE_FOREIGN : TAP_PARSE_AUTO, NULL);
-	/* only junit.xml's system-out uses the tests' logs: without it, keep none (memory and
-	 * time then stay those of the results, not of the log) */
-	if (fmt != FMT_JUNIT)
+	/* only junit.xml's system-out and kcidb's crash excerpt use the tests' logs: without
+	 * them, keep none (memory and time then stay those of the results, not of the log) */
+	if (fmt != FMT_JUNIT && fmt != FMT_KCIDB)
 		tap_parser_set_log_cap(p, 0);
 	ret = feed_fd(p, fd, strcmp(path, "-") ? path : "standard input");
 	if (fd > 0)
@@ -210,6 +221,9 @@ int cmd_parse(int argc, char **argv)
 		ret = report_junit_fprint(stdout, &run);
 		break;
 	case FMT_KCIDB:
+		/* ids stay unique per run: a random run id unless the run's nonce is known */
+		run.kcidb_origin = origin;
+		run.nonce = run.run_id = nonce;
 		ret = report_kcidb_fprint(stdout, &run);
 		break;
 	}

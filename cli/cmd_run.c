@@ -19,6 +19,7 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "commands.h"
+#include "commands_lava.h"
 #include "error.h"
 #include "kernel_image.h"
 #include "kselftest.h"
@@ -49,6 +50,7 @@ struct run_opts {
 	unsigned jobs; /* -j: VMs at once */
 	bool jobs_auto; /* -j auto: auto_jobs() decides once the memory is known */
 	const char *kselftest, *kselftest_src;
+	const char *kcidb_origin; /* --kcidb-origin */
 	struct strlist ks_targets, ks_skip_targets, ks_tests;
 	struct report_policy policy;
 	struct strlist expect_skip;
@@ -86,12 +88,14 @@ struct run {
 };
 
 static const char run_usage[] =
-	"usage: tapboot run --kernel IMAGE|DIR [options] TEST...\n"
+	"usage: tapboot run --kernel IMAGE|DIR|debian:ARCH [options] TEST...\n"
 	"\n"
 	"Boot IMAGE (or the image in kernel build directory DIR) in QEMU with an initramfs\n"
 	"holding the TESTs and tapboot's init, and report each test's result.\n"
 	"\n"
 	"  --kernel IMAGE|DIR   bzImage, Image, zImage, vmlinux, or an O= build directory;\n"
+	"                       debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched into\n"
+	"                       the cache when needed (tapboot kernel fetch);\n"
 	"                       several --kernel (each with its --arch) run as a matrix, and\n"
 	"                       {arch} in a TEST path becomes each run's architecture\n"
 	"  --arch ARCH          guest architecture (default: read from the kernel image)\n"
@@ -118,6 +122,7 @@ static const char run_usage[] =
 	"  -q, --quiet          no live progress on stderr\n"
 	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
+	"  --kcidb-origin NAME  the KCIDB origin in kcidb.json's ids (default tapboot)\n"
 	"\n"
 	"kselftest (an install tree from make -C tools/testing/selftests install):\n"
 	"  --kselftest DIR      run DIR's kselftest-list.txt, each test from its collection's\n"
@@ -148,6 +153,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_COMPRESS, OPT_BUSYBOX, OPT_NO_BUSYBOX, OPT_SYSROOT,
 		OPT_MODULES, OPT_MODULE, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
 		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_SKIP, OPT_EXPECT_SKIP, OPT_BOOT_AS_IS,
+		OPT_KCIDB_ORIGIN,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -183,6 +189,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "test", required_argument, NULL, 't' },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "expect-skip", required_argument, NULL, OPT_EXPECT_SKIP },
+		{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -199,6 +206,14 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		switch (c) {
 		case OPT_KERNEL:
 			o->kernel = optarg;
+			break;
+		case OPT_KCIDB_ORIGIN:
+			if (!report_kcidb_origin_ok(optarg)) {
+				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+				      optarg);
+				return -1;
+			}
+			o->kcidb_origin = optarg;
 			break;
 		case OPT_ARCH:
 			o->arch = optarg;
@@ -331,8 +346,9 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case OPT_HELP:
 		case 'h':
+			/* 1: done; main checks stdout before the exit status is 0 */
 			fputs(run_usage, stdout);
-			exit(0);
+			return 1;
 		default:
 			fputs("try 'tapboot run --help'\n", stderr);
 			return -1;
@@ -349,6 +365,13 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 	o->tests = argv + optind;
 	o->ntests = (size_t)(argc - optind);
 	return 0;
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 static bool is_dir(const char *path)
@@ -377,9 +400,8 @@ static char *config_beside(const char *image)
 
 /* --kernel: a file, or a build directory whose .config says the arch (never the source
  * tree's .config: the O= directory is what was built). */
-static int resolve_kernel(struct run *r)
+static int resolve_kernel_at(struct run *r, const char *k)
 {
-	const char *k = r->o.kernel;
 	const char *configs = arch_config_dir();
 	struct kernel_image img;
 	char *arch = NULL;
@@ -461,6 +483,27 @@ static int resolve_kernel(struct run *r)
 	ret = 0;
 out:
 	free(arch);
+	return ret;
+}
+
+/* --kernel debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched when not cached. */
+static int resolve_kernel(struct run *r)
+{
+	char *fetched, *arch = NULL;
+	int ret;
+
+	if (strncmp(r->o.kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
+		return resolve_kernel_at(r, r->o.kernel);
+	fetched = cli_kernel_spec(r->o.kernel, r->o.arch, &arch);
+	if (!fetched)
+		return -1;
+	if (!r->o.arch)
+		r->o.arch = arch;
+	ret = resolve_kernel_at(r, fetched);
+	if (r->o.arch == arch)
+		r->o.arch = NULL;
+	free(arch);
+	free(fetched);
 	return ret;
 }
 
@@ -858,7 +901,10 @@ static bool want_kvm(struct run *r)
 		return true;
 	}
 	if (strcmp(r->cfg.arch, host_arch())) {
-		r->accel_note = xasprintf("tcg (a %s guest on a %s host)", r->cfg.arch, host_arch());
+		/* "an arm64 guest on an x86_64 host", "a riscv64 guest" */
+		r->accel_note = xasprintf("tcg (%s %s guest on %s %s host)",
+					  strchr("aeiox", r->cfg.arch[0]) ? "an" : "a", r->cfg.arch,
+					  strchr("aeiox", host_arch()[0]) ? "an" : "a", host_arch());
 		return false;
 	}
 	/* TAPBOOT_KVM_DEVICE: another device node to try (tests/boot/25-forgery.sh makes auto
@@ -1834,6 +1880,14 @@ static int finish_run(struct run *r, const char *cmd_line)
 	rep.tests = tests;
 	rep.ntests = ntests;
 	rep.summary = &sum;
+	rep.kcidb_origin = r->o.kcidb_origin;
+	rep.run_id = r->nonce;
+	rep.nonce = r->nonce;
+	rep.machine = r->o.machine ? r->o.machine :
+		      r->bzimage && r->cfg.machine_bzimage && *r->cfg.machine_bzimage ?
+					  r->cfg.machine_bzimage : r->cfg.machine;
+	rep.start_time = (double)time(NULL) - (now_s() - r->start);
+	rep.reproduce = "reproduce.sh"; /* in the results directory */
 	p = xasprintf("%s/results.json", r->dir);
 	report_json_write(p, &rep);
 	free(p);
@@ -1864,7 +1918,12 @@ static int finish_run(struct run *r, const char *cmd_line)
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o.quiet)
 		fputs("\r\033[K", stderr);
-	report_summary_fprint_policy(stdout, &rep, &r->o.policy);
+	/* each result was shown live on stderr: when stdout is the same terminal or file, the
+	 * table would show them all again */
+	if (!r->o.quiet && same_file(1, 2))
+		report_totals_fprint_policy(stdout, &rep, &r->o.policy);
+	else
+		report_summary_fprint_policy(stdout, &rep, &r->o.policy);
 	if (errors.len)
 		error("%s", errors.buf);
 	printf("results: %s/\n", r->dir);
@@ -1911,7 +1970,12 @@ static int cmd_run_one(int argc, char **argv)
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (parse_opts(&r.o, argc, argv) < 0 || resolve_kernel(&r) < 0) {
+	status = parse_opts(&r.o, argc, argv);
+	if (status > 0) {
+		status = EXIT_PASS;
+		goto out;
+	}
+	if (status < 0 || resolve_kernel(&r) < 0) {
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -2137,4 +2201,100 @@ int cmd_run(int argc, char **argv)
 	status = nkernels > 1 ? cmd_run_matrix(argc, argv, nkernels) : cmd_run_one(argc, argv);
 	cli_cache_prune();
 	return status;
+}
+
+/* tapboot lava-job (cli/cmd_lava.c): the preparation of cmd_run_one, without booting. The
+ * options are run's; the image lands in -o DIR as initramfs.cpio. */
+int run_export(int argc, char **argv, bool kvm, struct run_export *x)
+{
+	struct run r;
+	struct vm vm;
+	char *extra;
+	unsigned max = 0, sum = 0;
+	bool unlimited = false;
+	int status = EXIT_USAGE;
+
+	memset(x, 0, sizeof(*x));
+	memset(&r, 0, sizeof(r));
+	memset(&vm, 0, sizeof(vm));
+	strlist_init(&r.o.filters);
+	strlist_init(&r.o.load_modules);
+	strlist_init(&r.o.ks_targets);
+	strlist_init(&r.o.ks_skip_targets);
+	strlist_init(&r.o.ks_tests);
+	strlist_init(&r.o.expect_skip);
+	strlist_init(&r.inputs);
+	arch_config_init(&r.cfg);
+	plan_init(&r.plan);
+	r.start = now_s();
+	if (parse_opts(&r.o, argc, argv) < 0 || resolve_kernel(&r) < 0 || make_results_dir(&r) < 0)
+		goto out;
+	for (size_t i = 0; i < r.o.ntests; i++)
+		strlist_push(&r.inputs, r.o.tests[i]);
+	if ((r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0)
+		goto out;
+	{
+		char *t = xasprintf("%s/tests", r.dir);
+
+		rmdir(t); /* run's per-test logs: a LAVA job has none */
+		free(t);
+	}
+	make_nonce(r.nonce);
+	r.accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
+	vm.r = &r;
+	extra = kernel_extra_args(&vm);
+	x->cmdline = qemu_kernel_cmdline(&r.cfg, r.accel, extra);
+	free(extra);
+	for (size_t i = 0; i < r.plan.n; i++) {
+		unsigned t = test_timeout(&r, i);
+
+		unlimited |= t == 0;
+		max = t > max ? t : max;
+		sum += t + 10;
+	}
+	/* tapboot run's limits(): every test's timeout with a margin, plus the boot allowance */
+	x->deadline_s = unlimited ? 0 : sum + r.o.boot_s;
+	x->longest_s = unlimited ? 0 : max;
+	memcpy(x->nonce, r.nonce, sizeof(x->nonce));
+	x->arch = xstrdup(r.cfg.arch);
+	x->qemu = xstrdup(r.cfg.qemu);
+	x->console = xstrdup(r.cfg.console);
+	x->machine = xstrdup(r.o.machine ? r.o.machine : r.cfg.machine);
+	x->cpu = xstrdup(r.o.cpu ? r.o.cpu : kvm ? r.cfg.cpu_kvm : r.cfg.cpu_tcg);
+	x->memory_mb = r.o.memory_mb ? r.o.memory_mb : r.cfg.memory_mb;
+	x->smp = r.o.smp ? r.o.smp : r.cfg.smp;
+	x->kernel_image = abs_path(r.kernel_image);
+	x->image = abs_path(r.initrd);
+	x->dir = abs_path(r.dir);
+	strlist_init(&x->tests);
+	for (size_t i = 0; i < r.plan.n; i++)
+		strlist_push(&x->tests, r.plan.tests[i].name);
+	status = 0;
+out:
+	if (status && r.dir_created) {
+		/* bad input: leave nothing behind (the builder removes its own temporary file) */
+		char *t = xasprintf("%s/tests", r.dir), *m = xasprintf("%s/kselftest.manifest", r.dir);
+
+		unlink(m);
+		rmdir(t);
+		rmdir(r.dir);
+		free(t);
+		free(m);
+	}
+	run_release(&r);
+	return status;
+}
+
+void run_export_release(struct run_export *x)
+{
+	free(x->cmdline);
+	free(x->arch);
+	free(x->qemu);
+	free(x->console);
+	free(x->machine);
+	free(x->cpu);
+	free(x->kernel_image);
+	free(x->image);
+	free(x->dir);
+	strlist_release(&x->tests);
 }

@@ -10,9 +10,22 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+/* tapboot kernel fetch ARCH [--release R] | list (cli/cmd_kernel.c) */
+int cmd_kernel(int argc, char **argv);
 
-/* The static init for arch: $TAPBOOT_INIT_DIR/<arch>/init, else the build tree's. Caller frees.
- * NULL after a message saying how to build it. */
+/* --kernel debian:ARCH[:RELEASE]: Debian's packaged kernel, fetched into the cache. */
+#define CLI_KERNEL_DEBIAN "debian:"
+/* Fetch (or find cached) Debian's kernel for arch from release (NULL: the machine's apt
+ * sources) with the fetch-kernel.sh helper, which says on stderr what it downloads. Returns the
+ * image's path (caller frees), or NULL after a message with *status 2 (bad arch or release) or
+ * 3 (the download failed). */
+char *cli_kernel_fetch(const char *arch, const char *release, int *status);
+/* spec is "debian:ARCH[:RELEASE]"; want_arch (--arch, may be NULL) must agree. The image's
+ * path and *arch_out (both for the caller to free), or NULL after a message. */
+char *cli_kernel_spec(const char *spec, const char *want_arch, char **arch_out);
+
+/* The static init for arch: $TAPBOOT_INIT_DIR's, else the build tree's or the installed one
+ * (paths.h). Caller frees. NULL after a message saying which package or make target gives it. */
 char *cli_find_init(const char *arch);
 /* Fill o->target from cfg, o->init_path for its arch; -1 after a message. */
 int cli_builder_target(struct builder_opts *o, const struct arch_config *cfg, const char *sysroot);

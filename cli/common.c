@@ -11,25 +11,49 @@
 #include "commands.h"
 #include "error.h"
 #include "fs.h"
+#include "paths.h"
+
+/* The Debian package of arch's cross compiler ("gcc-aarch64-linux-gnu"), from its config's
+ * cross_compile; NULL for the host's own arch or an unknown one. Caller frees. */
+static char *cross_gcc_package(const char *arch)
+{
+	struct arch_config c;
+	char *pkg = NULL;
+	size_t n;
+
+	arch_config_init(&c);
+	if (!arch_config_load(&c, arch_config_dir(), arch) && c.cross_compile &&
+	    (n = strlen(c.cross_compile)) > 1)
+		pkg = xasprintf("gcc-%.*s", (int)(n - 1), c.cross_compile);
+	arch_config_release(&c);
+	return pkg;
+}
 
 char *cli_find_init(const char *arch)
 {
-	const char *dir = getenv("TAPBOOT_INIT_DIR");
-	char *path;
+	struct tapboot_dirs d;
+	char *path, *pkg;
 
-	path = xasprintf("%s/init/%s/init", dir && *dir ? dir : TAPBOOT_LIBEXECDIR, arch);
-	if (access(path, R_OK) == 0)
+	tapboot_dirs_get(&d);
+	path = xasprintf("%s/%s/init", d.inits, arch);
+	if (access(path, R_OK) == 0) {
+		tapboot_dirs_release(&d);
 		return path;
-	if (dir && *dir) {
-		free(path);
-		path = xasprintf("%s/%s/init", dir, arch);
-		if (access(path, R_OK) == 0)
-			return path;
 	}
-	error("no init for %s at '%s': build it with 'make INIT_ARCHES=%s' (needs the %s cross "
-	      "compiler, see 'make help')",
-	      arch, path, arch, arch);
+	pkg = cross_gcc_package(arch);
+	if (d.installed)
+		error("no init for %s at '%s': this tapboot was installed without it; Debian's "
+		      "tapboot package ships the inits of x86_64 and arm64, and 'make "
+		      "INIT_ARCHES=%s install' in tapboot's source tree builds and installs it "
+		      "(needs %s)",
+		      arch, path, arch, pkg ? pkg : "the cross compiler");
+	else
+		error("no init for %s at '%s': build it with 'make INIT_ARCHES=%s' (needs %s, "
+		      "see 'make help')",
+		      arch, path, arch, pkg ? pkg : "the cross compiler");
+	free(pkg);
 	free(path);
+	tapboot_dirs_release(&d);
 	return NULL;
 }
 

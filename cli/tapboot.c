@@ -4,19 +4,25 @@
 #include <string.h>
 
 #include "commands.h"
+#include "commands_lava.h"
 #include "commands_results.h"
 #include "error.h"
 
 static const char usage[] =
 	"usage: tapboot <command> [options]\n"
 	"\n"
-	"  run      build an initramfs with the tests, boot a kernel in QEMU, report results\n"
-	"  build    write the initramfs `run` would boot\n"
-	"  parse    read a console log or TAP/KTAP stream and report its results\n"
-	"  compare  regressions and fixes between two runs\n"
+	"  run           build an initramfs with the tests, boot a kernel in QEMU, report results\n"
+	"  build         write the initramfs `run` would boot\n"
+	"  parse         read a console log or TAP/KTAP stream and report its results\n"
+	"  compare       regressions and fixes between two runs\n"
+	"  kernel        fetch Debian's packaged kernels into the cache, list them\n"
+	"  lava-job      write a LAVA job for the run `run` would do\n"
+	"  lava-results  a LAVA job's log back into a results directory\n"
+	"  kcidb-submit  send results directories' kcidb.json to KernelCI's KCIDB\n"
 	"\n"
 	"  tapboot <command> --help   options of one command\n"
-	"  tapboot --version\n";
+	"  tapboot --version\n"
+	"  man tapboot                the manual\n";
 
 static int finish(int status)
 {
@@ -38,6 +44,10 @@ int main(int argc, char **argv)
 		{ "build", cmd_build },
 		{ "parse", cmd_parse },
 		{ "compare", cmd_compare },
+		{ "lava-job", cmd_lava_job },
+		{ "lava-results", cmd_lava_results },
+		{ "kcidb-submit", cmd_kcidb_submit },
+		{ "kernel", cmd_kernel },
 	};
 
 	error_set_prog("tapboot");

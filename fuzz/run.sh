@@ -20,14 +20,15 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
-	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/builder"
-lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c
+	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
+lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/paths.c
 	$src/lib/line_tag.c"
 
 sources() {
 	case $1 in
 	tap_parser) echo "$src/qemu/tap_parser.c $src/qemu/report_json.c $src/qemu/report_tap.c
-		$src/qemu/report_junit.c $src/qemu/report_summary.c $src/qemu/report_util.c" ;;
+		$src/qemu/report_junit.c $src/qemu/report_summary.c $src/qemu/report_util.c
+		$src/results/report_kcidb.c" ;;
 	sequencing) echo "$src/qemu/tap_parser.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/qemu/json_read.c" ;;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "paths.h"
 #include "strbuf.h"
 
 void arch_config_init(struct arch_config *c)
@@ -250,11 +251,12 @@ int arch_config_load(struct arch_config *c, const char *configs_dir, const char 
 
 const char *arch_config_dir(void)
 {
-	const char *env = getenv("TAPBOOT_CONFIGS");
+	/* decided once per process (paths.h): the answer cannot change while it runs */
+	static char *dir;
 
-	if (env && *env)
-		return env;
-	return TAPBOOT_SRCDIR "/configs";
+	if (!dir)
+		dir = tapboot_configs_dir();
+	return dir;
 }
 
 static int cmp_str(const void *a, const void *b)

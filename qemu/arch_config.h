@@ -43,7 +43,7 @@ void arch_config_release(struct arch_config *c);
 int arch_config_load(struct arch_config *c, const char *configs_dir, const char *arch);
 /* Parse one file (used by the loader and the fuzzer). */
 int arch_config_parse(struct arch_config *c, const char *buf, size_t len, const char *file);
-/* The configs directory: $TAPBOOT_CONFIGS, else the source tree's configs/. */
+/* The configs directory: $TAPBOOT_CONFIGS, else the installed or source tree's (paths.h). */
 const char *arch_config_dir(void);
 /* Architectures with a config file, space-separated, caller frees. */
 char *arch_config_list(const char *configs_dir);

@@ -9,6 +9,8 @@
 #include "plan.h" /* struct strlist */
 #include "tap_parser.h"
 
+struct crash_sig; /* crash_sig.h */
+
 struct report_run {
 	const char *arch; /* may be NULL (tapboot parse) */
 	const char *kernel; /* the kernel image path or name, may be NULL */
@@ -21,6 +23,15 @@ struct report_run {
 	const struct tap_test *tests;
 	size_t ntests;
 	const struct tap_summary *summary;
+	/* KCIDB (results/report_kcidb.c); all may be NULL / negative */
+	const char *kcidb_origin; /* --kcidb-origin, ^[a-z0-9_]+$; NULL: "tapboot" */
+	const char *run_id; /* unique per run (the nonce, a LAVA job); NULL: a random one */
+	const char *nonce;
+	const char *machine; /* QEMU -M value */
+	double start_time; /* wall clock (epoch seconds) when the boot started, <= 0 unknown */
+	const char *log_url; /* where the console log is (a LAVA job's log) */
+	const char *reproduce; /* reproduce.sh's path */
+	const struct crash_sig *crash; /* may be NULL */
 };
 
 int report_json_write(const char *path, const struct report_run *r);
@@ -32,6 +43,8 @@ int report_json_fprint(FILE *fp, const struct report_run *r);
 int report_tap_fprint(FILE *fp, const struct report_run *r);
 int report_junit_fprint(FILE *fp, const struct report_run *r);
 int report_kcidb_fprint(FILE *fp, const struct report_run *r);
+/* Is s a KCIDB origin (^[a-z0-9_]+$)? */
+bool report_kcidb_origin_ok(const char *s);
 /* The human table: one line per test with verdict and duration, then totals. */
 void report_summary_fprint(FILE *fp, const struct report_run *r);
 /* 0 all passed/skipped, 1 a test failed (verdict_is_failure), 3 the run did not complete. */
@@ -61,5 +74,9 @@ int report_expect_skip_load(const char *path, struct strlist *out);
 /* Like report_summary_fprint, then the skips the policy rejects. */
 void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
 				  const struct report_policy *pol);
+/* The same without the per-test lines (tapboot run showed each result live on the same
+ * terminal or file). */
+void report_totals_fprint_policy(FILE *fp, const struct report_run *r,
+				 const struct report_policy *pol);
 
 #endif

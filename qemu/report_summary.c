@@ -60,7 +60,7 @@ static void put_one_line(FILE *fp, const char *s)
 	}
 }
 
-static void summary_table(FILE *fp, const struct report_run *r)
+static void summary_table(FILE *fp, const struct report_run *r, bool lines)
 {
 	size_t w = 4;
 	unsigned count[VERDICT_COUNT] = {0};
@@ -79,6 +79,8 @@ static void summary_table(FILE *fp, const struct report_run *r)
 		char dur[32];
 
 		count[t->verdict]++;
+		if (!lines)
+			continue;
 		format_duration(dur, sizeof(dur), t->duration_s);
 		if (t->reason) {
 			char *name = report_one_line(t->name), *reason = report_one_line(t->reason);
@@ -132,7 +134,7 @@ static void summary_table(FILE *fp, const struct report_run *r)
 
 void report_summary_fprint(FILE *fp, const struct report_run *r)
 {
-	summary_table(fp, r);
+	summary_table(fp, r, true);
 }
 
 static bool skip_expected(const struct report_policy *pol, const char *name)
@@ -180,12 +182,12 @@ int report_exit_status(const struct report_run *r)
 	return report_exit_status_policy(r, NULL, NULL);
 }
 
-void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
-				  const struct report_policy *pol)
+static void summary_policy(FILE *fp, const struct report_run *r,
+			   const struct report_policy *pol, bool lines)
 {
 	struct strlist off;
 
-	summary_table(fp, r);
+	summary_table(fp, r, lines);
 	strlist_init(&off);
 	report_exit_status_policy(r, pol, &off);
 	for (size_t i = 0; i < off.n; i++) {
@@ -195,6 +197,18 @@ void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
 		free(s);
 	}
 	strlist_release(&off);
+}
+
+void report_summary_fprint_policy(FILE *fp, const struct report_run *r,
+				  const struct report_policy *pol)
+{
+	summary_policy(fp, r, pol, true);
+}
+
+void report_totals_fprint_policy(FILE *fp, const struct report_run *r,
+				 const struct report_policy *pol)
+{
+	summary_policy(fp, r, pol, false);
 }
 
 int report_expect_skip_load(const char *path, struct strlist *out)

@@ -6,8 +6,8 @@
 # at hand (the host's /bin/busybox serves the host's own architecture).
 set -eu
 arch=${1:?usage: fetch-busybox.sh ARCH}
-top=$(cd "$(dirname "$0")/.." && pwd)
-conf="$top/configs/$arch.conf"
+. "$(dirname "$0")/apt-state.sh"
+conf="$(conf_dir)/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-busybox: no such architecture '$arch' ($conf)" >&2; exit 2; }
 debarch=$(sed -n "s/^debian_arch[[:space:]]*=[[:space:]]*//p" "$conf")
 [ -n "$debarch" ] || { echo "fetch-busybox: $conf has no debian_arch" >&2; exit 2; }
@@ -20,12 +20,12 @@ fi
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/apt-state.sh"
 apt_state "$debarch" fetch-busybox
 echo "fetch-busybox: downloading busybox-static:$debarch" >&2
 # shellcheck disable=SC2086
 if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2); then
-	apt-get update -q >&2 || true
+	# shellcheck disable=SC2086
+	apt-get $aptopts update -q >&2 || true
 	# shellcheck disable=SC2086
 	(cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2)
 fi

@@ -1,17 +1,26 @@
 #!/bin/sh
-# fetch-kernel.sh ARCH: fetches Debian's packaged kernel for ARCH (configs/ARCH.conf) with
-# apt-get download, unpacks it with dpkg -x into $XDG_CACHE_HOME/tapboot/kernels/ARCH/, and prints
-# the kernel image's path. A foreign architecture gets a private apt state (no dpkg changes).
+# fetch-kernel.sh ARCH [RELEASE]: fetches Debian's packaged kernel for ARCH (configs/ARCH.conf)
+# with apt-get download, unpacks it (image, config, modules) with dpkg -x into
+# $XDG_CACHE_HOME/tapboot/kernels/ARCH/ (ARCH-RELEASE/ for another Debian release than the
+# machine's), and prints the kernel image's path. Needs no root: a private apt state (no dpkg
+# changes) where the machine's own apt lists do not serve (apt-state.sh).
 set -eu
-arch=${1:?usage: fetch-kernel.sh ARCH}
-top=$(cd "$(dirname "$0")/.." && pwd)
-conf="$top/configs/$arch.conf"
+arch=${1:?usage: fetch-kernel.sh ARCH [RELEASE]}
+release=${2:-}
+. "$(dirname "$0")/apt-state.sh"
+conf="$(conf_dir)/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-kernel: no such architecture '$arch' ($conf)" >&2; exit 2; }
+case $release in
+'' | *[!a-z0-9-]*) [ -z "$release" ] || { echo "fetch-kernel: '$release' is no Debian release name (bookworm, trixie, ...)" >&2; exit 2; } ;;
+esac
+# The machine's own release needs no second cache.
+host_release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null || true)
+[ "$release" != "$host_release" ] || release=
 get() { sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" "$conf"; }
 debarch=$(get debian_arch)
 meta=$(get debian_kernel)
 [ -n "$meta" ] || { echo "fetch-kernel: $conf has no debian_kernel: Debian ships no kernel for $arch; pass --kernel" >&2; exit 2; }
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch${release:+-$release}
 mkdir -p "$cache"
 if [ -f "$cache/image" ] && [ -f "$(cat "$cache/image")" ]; then
 	img=$(cat "$cache/image")
@@ -26,19 +35,25 @@ if [ -f "$cache/image" ] && [ -f "$(cat "$cache/image")" ]; then
 fi
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-. "$(dirname "$0")/apt-state.sh"
-apt_state "$debarch" fetch-kernel
+apt_state "$debarch" fetch-kernel "$release"
 # The metapackage depends on the versioned image package; resolve it.
-# shellcheck disable=SC2086
-pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
-if [ -z "$pkg" ]; then
-	apt-get update -q >&2 || true
+resolve() {
 	# shellcheck disable=SC2086
-	pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
+	apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1
+}
+pkg=$(resolve)
+if [ -z "$pkg" ]; then
+	# shellcheck disable=SC2086
+	apt-get $aptopts update -q >&2 || true
+	pkg=$(resolve)
 fi
-[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch" >&2; exit 1; }
+[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch${release:+ in $release}" >&2; exit 1; }
 pkg=${pkg%:*}
-echo "fetch-kernel: downloading $pkg:$debarch" >&2
+# shellcheck disable=SC2086
+info=$(apt-cache $aptopts show --no-all-versions "$pkg:$debarch" 2>/dev/null || true)
+ver=$(printf '%s\n' "$info" | sed -n 's/^Version: //p' | head -1)
+size=$(printf '%s\n' "$info" | sed -n 's/^Size: //p' | head -1)
+echo "fetch-kernel: downloading $pkg:$debarch ${ver:+$ver }(${release:-$host_release}${size:+, $((size / 1048576)) MiB}) from Debian's archive into $cache" >&2
 # shellcheck disable=SC2086
 (cd "$work" && apt-get $aptopts download -q "$pkg:$debarch" >&2)
 deb=$(ls "$work"/*.deb)

@@ -75,7 +75,7 @@ if [ -e /dev/kvm ]; then
 	fi
 fi
 "$TAPBOOT" run --kernel "$(kernel arm64)" -o "$WORK/cross" "$GUEST/arm64/static/pass" >/dev/null 2>"$WORK/e-cross"
-like "$(cat "$WORK/e-cross")" "accelerator: tcg \(a arm64 guest on a" "a foreign guest is TCG, and the run says why"
+like "$(cat "$WORK/e-cross")" "accelerator: tcg \(an arm64 guest on an? " "a foreign guest is TCG, and the run says why"
 
 # -j 2: the same verdicts as -j 1, in plan order.
 tests="$g/pass $g/fail $g/skip $g/xfail $g/segv $g/own_tap"

@@ -49,7 +49,20 @@ bail() {
 	exit 1
 }
 
+# kcidb_check_all: every kcidb.json the script made (in $WORK) validates against KCIDB v5.3
+# (tests/kcidb-check.py, with date-time and uri checked), and no two runs share an id.
+kcidb_check_all() {
+	local files out
+	files=$(find "$WORK" -name kcidb.json -type f 2>/dev/null | sort)
+	[ -n "$files" ] || return 0
+	# shellcheck disable=SC2086
+	out=$(/usr/bin/python3 "$TOP/tests/kcidb-check.py" --distinct $files 2>&1)
+	ok $? "kcidb.json of $(echo "$files" | wc -l) results directories: KCIDB v5.3, ids distinct"
+	[ -z "$out" ] || printf '%s\n' "$out" | head -20 | sed 's/^/# /'
+}
+
 done_testing() {
+	kcidb_check_all
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 	exit $?

@@ -1,5 +1,5 @@
 /* test_report.c: results.json, results.tap, junit.xml (validated against junit-10.xsd with
- * xmllint), kcidb.json, the summary table, exit statuses and the skip policy. */
+ * xmllint; kcidb.json is test_report_kcidb.c), the summary table, exit statuses and the skip policy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,54 +321,6 @@ static void t_junit_fixtures(void)
 	}
 }
 
-static void t_kcidb(void)
-{
-	struct report_run r = sample();
-	char *s = to_string(report_kcidb_fprint, &r);
-
-	check(s && !strncmp(s, "{\"version\": {\"major\": 4, \"minor\": 3},\n \"tests\": [\n", 48));
-	check(s &&
-	      strstr(s,
-		     "{\"id\": \"tapboot:6.1.0-57-amd64-x86_64:kselftest.proc.fd-001-lookup:1\", "
-		     "\"build_id\": \"tapboot:6.1.0-57-amd64-x86_64\", \"origin\": \"tapboot\", "
-		     "\"path\": \"kselftest.proc.fd-001-lookup\", \"status\": \"PASS\", "
-		     "\"duration\": 0.012, \"misc\": {\"verdict\": \"pass\", \"exit_code\": 0}}"));
-	check(s &&
-	      strstr(s,
-		     "\"path\": \"kselftest.net.socket.socket_AF_INET6\", \"status\": \"FAIL\""));
-	check(s && strstr(s, "\"path\": \"kselftest.mm.madv\", \"status\": \"SKIP\""));
-	check(s && strstr(s, "\"path\": \"kselftest.sysrq\", \"status\": \"ERROR\""));
-	check(s && strstr(s, "\"path\": \"kselftest.later\", \"status\": \"MISS\""));
-	check(s && strstr(s, "\"path\": \"kselftest.timers.slow\", \"status\": \"ERROR\""));
-	/* it is valid JSON with 8 tests (6 + 2 subtests) */
-	if (s) {
-		struct json doc;
-		int ret = json_parse(&doc, s, strlen(s), "kcidb");
-
-		if (check_int(ret, ==, 0)) {
-			check_int(json_get(&doc, "tests")->n, ==, 8);
-			json_release(&doc);
-		}
-	}
-	free(s);
-
-	/* the kselftest runner's names: "selftests: proc: fd-001-lookup" */
-	{
-		struct tap_test t =
-			mk("selftests: proc: fd-001-lookup", VERDICT_PASS, NULL, -1, -1);
-		struct report_run k;
-
-		memset(&k, 0, sizeof(k));
-		k.tests = &t;
-		k.ntests = 1;
-		k.suite = "kselftest";
-		s = to_string(report_kcidb_fprint, &k);
-		check(s && strstr(s, "\"path\": \"kselftest.proc.fd-001-lookup\""));
-		check(s && strstr(s, "\"build_id\": \"tapboot:unknown\""));
-		free(s);
-	}
-}
-
 static void t_summary(void)
 {
 	struct report_run r = sample();
@@ -566,7 +518,6 @@ int main(void)
 	TEST(t_tap, "results.tap: clean TAP 13, subtests indented, reparsed to the same verdicts");
 	TEST(t_junit, "junit.xml validates against junit-10.xsd; escaping");
 	TEST(t_junit_fixtures, "junit.xml of every fixture console validates");
-	TEST(t_kcidb, "kcidb.json: v4.3, paths, statuses");
 	TEST(t_summary, "summary table and totals");
 	TEST(t_exit_status_policy, "exit status, --skip=fail, --expect-skip");
 	TEST(t_atomic_write, "writers write FILE.tmp and rename; errors reported");

@@ -1,0 +1,437 @@
+/* cmd_lava.c: tapboot lava-job: the run `tapboot run` would do, written as a LAVA job (a monitors
+ * test on LAVA's stock qemu device type) plus a device and dispatcher file for lava-run.
+ *
+ * Why monitors: a tapboot initramfs has no shell, so LAVA's test shell (which needs a login and
+ * an overlay) cannot run; a monitor regex-matches tapboot's top-level TAP lines on the console.
+ * tapboot's own parser stays the judge (tapboot lava-results); LAVA's verdicts are a cross-check.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands_lava.h"
+#include "error.h"
+#include "lava_log.h"
+#include "strbuf.h"
+
+static const char lava_job_usage[] =
+	"usage: tapboot lava-job --kernel IMAGE|DIR [--arch A] [-o DIR] [--url-base URL] [--kvm]\n"
+	"                        [run options] TEST...\n"
+	"\n"
+	"Write into DIR a LAVA job for the run `tapboot run` would do with the same options:\n"
+	"initramfs.cpio (the same bytes as `tapboot build`), the kernel, job.yaml (LAVA's stock\n"
+	"qemu device type, a monitors test reading tapboot's TAP), and device.yaml and\n"
+	"dispatcher.yaml for running it locally with lava-run.\n"
+	"\n"
+	"  --url-base URL   where a lab's workers fetch DIR's files (default file://DIR: local)\n"
+	"  --kvm            let LAVA use KVM (default no_kvm: TCG, as on most workers)\n"
+	"  -o DIR           the job directory (default: a new one under ./tapboot-out/)\n"
+	"\n"
+	"Exit status: 0 written, 2 bad usage or input.\n";
+
+/* A YAML single-quoted scalar: only ' needs doubling. */
+static void yq(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addch(sb, '\'');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s.tmp", path);
+	FILE *fp = fopen(tmp, "w");
+	int ret = 0;
+
+	if (!fp) {
+		ret = error_errno("cannot create '%s'", tmp);
+		goto out;
+	}
+	fputs(text, fp);
+	if (fclose(fp) != 0 || rename(tmp, path) < 0) {
+		ret = error_errno("cannot write '%s'", path);
+		unlink(tmp);
+	}
+out:
+	free(path);
+	free(tmp);
+	return ret;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16], *tmp = xasprintf("%s.tmp", to);
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
+	ssize_t n;
+
+	if (in < 0) {
+		error_errno("cannot open '%s'", from);
+		goto done;
+	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		error_errno("cannot create '%s'", tmp);
+		goto done;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			error_errno("cannot write '%s'", tmp);
+			goto done;
+		}
+	if (n < 0) {
+		error_errno("cannot read '%s'", from);
+		goto done;
+	}
+	if (close(out) < 0) {
+		out = -1;
+		error_errno("cannot write '%s'", tmp);
+		goto done;
+	}
+	out = -1;
+	if (rename(tmp, to) < 0) {
+		error_errno("cannot rename '%s'", tmp);
+		goto done;
+	}
+	ret = 0;
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+/* Which QEMU options LAVA's stock qemu.jinja2 (2023.01) takes from the job's context, per arch:
+ * arm and arm64 read cpu and machine (default cortex-a57, which qemu-system-arm 7.2 lacks, and
+ * virt); the others get neither, so -machine and -cpu go in extra_options. ppc64le is not in
+ * its available_architectures: ppc64 (qemu-system-ppc64 runs little-endian guests). */
+struct lava_arch {
+	const char *lava_arch;
+	bool context_cpu; /* cpu/machine as context variables */
+};
+
+static struct lava_arch lava_arch_of(const char *arch)
+{
+	struct lava_arch a = {arch, false};
+
+	if (!strcmp(arch, "ppc64le"))
+		a.lava_arch = "ppc64";
+	if (!strcmp(arch, "arm") || !strcmp(arch, "arm64"))
+		a.context_cpu = true;
+	return a;
+}
+
+/* The QEMU options after the stock template's: what context + extra_options make it add. */
+static void qemu_options(const struct run_export *x, bool kvm, struct strlist *opts)
+{
+	char *s;
+
+	s = xasprintf("-machine %s", x->machine);
+	strlist_push(opts, s);
+	free(s);
+	if (!kvm && x->cpu && *x->cpu) {
+		s = xasprintf("-cpu %s", x->cpu);
+		strlist_push(opts, s);
+		free(s);
+	}
+	s = xasprintf("-smp %u", x->smp);
+	strlist_push(opts, s);
+	free(s);
+	/* a reboot or a panic (panic=-1) ends QEMU, as in tapboot run */
+	strlist_push(opts, "-no-reboot");
+}
+
+/* job.yaml. Timeouts: LAVA's monitor waits with the boot action's timeout as its silence limit
+ * (the pexpect spawn inherits it: lava_dispatcher/shell.py in 2023.01), so the boot timeout is
+ * tapboot run's idle limit (longest test timeout + its boot allowance); the test action gets
+ * run's whole-run deadline. */
+static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base,
+		      const char *kernel_name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct lava_arch la = lava_arch_of(x->arch);
+	struct strlist opts;
+	unsigned deadline = x->deadline_s ? x->deadline_s : 24 * 3600;
+	unsigned idle = x->longest_s ? x->longest_s + 120 : 24 * 3600;
+	char *s;
+
+	strlist_init(&opts);
+	qemu_options(x, kvm, &opts);
+	strbuf_addf(&sb, "# job.yaml: written by tapboot lava-job " TAPBOOT_VERSION
+			 " (submit: lavacli jobs submit job.yaml)\n"
+			 "device_type: qemu\njob_name: ");
+	s = xasprintf("tapboot %s: %zu test%s", x->arch, x->tests.n, x->tests.n == 1 ? "" : "s");
+	yq(&sb, s);
+	free(s);
+	strbuf_addf(&sb,
+		    "\nvisibility: public\npriority: medium\ntimeouts:\n"
+		    "  job: {seconds: %u}\n  action: {seconds: %u}\n  connection: {minutes: 2}\n",
+		    deadline + 600, deadline);
+	strbuf_addf(&sb, "context:\n  arch: %s\n", la.lava_arch);
+	if (!kvm)
+		/* else the stock template adds -cpu host -enable-kvm, and validation fails on a
+		 * worker without /dev/kvm */
+		strbuf_addstr(&sb, "  no_kvm: true\n");
+	strbuf_addf(&sb, "  memory: %u\n", x->memory_mb);
+	if (la.context_cpu) {
+		strbuf_addstr(&sb, "  machine: ");
+		yq(&sb, x->machine);
+		strbuf_addstr(&sb, "\n  cpu: ");
+		yq(&sb, x->cpu);
+		strbuf_addstr(&sb, "\n");
+	}
+	strbuf_addstr(&sb, "  extra_options:\n");
+	for (size_t i = 0; i < opts.n; i++) {
+		if (la.context_cpu &&
+		    (!strncmp(opts.v[i], "-machine ", 9) || !strncmp(opts.v[i], "-cpu ", 5)))
+			continue;
+		strbuf_addstr(&sb, "  - ");
+		yq(&sb, opts.v[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	/* metadata values are strings (lava issue 610); tapboot.test.N map LAVA's normalised case
+	 * ids back to the plan's names */
+	strbuf_addstr(&sb, "metadata:\n  tapboot.version: '" TAPBOOT_VERSION "'\n");
+	strbuf_addf(&sb, "  tapboot.nonce: '%s'\n  tapboot.arch: ", x->nonce);
+	yq(&sb, x->arch);
+	strbuf_addf(&sb, "\n  tapboot.tests: '%zu'\n", x->tests.n);
+	for (size_t i = 0; i < x->tests.n; i++) {
+		strbuf_addf(&sb, "  tapboot.test.%zu: ", i + 1);
+		yq(&sb, x->tests.v[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	strbuf_addstr(&sb,
+		      "actions:\n- deploy:\n    to: tmpfs\n    os: oe\n    timeout: {minutes: 5}\n"
+		      "    images:\n      kernel:\n        image_arg: ");
+	s = xasprintf("-kernel {kernel} -append \"%s\"", x->cmdline);
+	yq(&sb, s);
+	free(s);
+	strbuf_addf(&sb, "\n        url: ");
+	s = url_base ? xasprintf("%s/%s", url_base, kernel_name)
+		     : xasprintf("file://%s/%s", x->dir, kernel_name);
+	yq(&sb, s);
+	free(s);
+	strbuf_addstr(&sb,
+		      "\n      ramdisk:\n        image_arg: '-initrd {ramdisk}'\n        url: ");
+	s = url_base ? xasprintf("%s/initramfs.cpio", url_base)
+		     : xasprintf("file://%s/initramfs.cpio", x->dir);
+	yq(&sb, s);
+	free(s);
+	/* no prompts, no auto_login: nothing waits for a shell the image does not have */
+	strbuf_addf(&sb,
+		    "\n- boot:\n    method: qemu\n    media: tmpfs\n    timeout: {seconds: %u}\n",
+		    idle);
+	/* pattern: the name is captured in a lookahead that needs the whole line (a half-received
+	 * line in pexpect's buffer cannot match early; Python's re allows a group name once);
+	 * result is SKIP for a skip directive, else ok / not ok. Only top-level lines: tapboot
+	 * nests a test's own output 4 spaces deep. end: a kernel panic also ends the monitor, so
+	 * it is a test result and not an infrastructure error (which would set a lab device's
+	 * health to Unknown); (?m)^ keeps tapboot's indented copies of kernel lines out. */
+	strbuf_addf(
+		&sb,
+		"- test:\n    timeout: {seconds: %u}\n    monitors:\n    - name: tapboot\n"
+		"      start: '# tapboot: begin'\n"
+		"      end: '(?m)^(?:\\[[ 0-9.]+\\] )?Kernel panic - not syncing|^# tapboot: end'\n"
+		"      pattern: '(?m)^(?=(?:not ok|ok) \\d+ (?P<test_case_id>[^#\\r\\n]*?) "
+		"*(?:#[^\\r\\n]*)?\\r*\\n)"
+		"(?:(?:not ok|ok) \\d+ [^#\\r\\n]*# (?=SKIP))?(?P<result>SKIP|not ok|ok)'\n"
+		"      fixupdict:\n        'ok': pass\n        'not ok': fail\n        'SKIP': "
+		"skip\n",
+		deadline);
+	strlist_release(&opts);
+	return strbuf_detach(&sb);
+}
+
+/* device.yaml: for lava-run with no server. A server renders the stock qemu.jinja2 with the
+ * job's context; this is that rendering written out, so the local QEMU line is the lab's:
+ * the template's fixed options, then what the context asks for. */
+static char *device_yaml(const struct run_export *x, bool kvm)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct lava_arch la = lava_arch_of(x->arch);
+	struct strlist opts;
+
+	strlist_init(&opts);
+	qemu_options(x, kvm, &opts);
+	strbuf_addf(&sb,
+		    "# device.yaml: a qemu device dictionary for lava-run (tapboot "
+		    "lava-job " TAPBOOT_VERSION ")\n"
+		    "available_architectures: [%s]\n"
+		    "constants:\n"
+		    "  kernel-start-message: 'Linux version [0-9]'\n"
+		    "  shutdown-message: 'The system is going down for reboot NOW'\n"
+		    "  default-shell-prompt: 'lava-test: # '\n"
+		    "  spawn_maxread: '4092'\n"
+		    "  failure_retry: 1\n"
+		    "  boot_retry: 1\n"
+		    "  posix: {lava_test_sh_cmd: /bin/sh, lava_test_results_dir: /lava-%%s, "
+		    "lava_test_shell_file: ~/.bashrc}\n"
+		    "actions:\n"
+		    "  deploy:\n"
+		    "    methods:\n"
+		    "      image: {parameters: {guest: {size: 512, interface: ide, driveid: "
+		    "lavatest}}}\n"
+		    "  boot:\n"
+		    "    connections: {serial: }\n"
+		    "    methods:\n"
+		    "      qemu:\n"
+		    "        parameters:\n"
+		    "          command: %s\n"
+		    "          options:\n"
+		    "          - -nographic\n"
+		    "          - -nic none\n"
+		    "          - -m %u\n"
+		    "          - -monitor none\n",
+		    la.lava_arch, x->qemu, x->memory_mb);
+	if (kvm)
+		strbuf_addstr(&sb, "          - -cpu host\n          - -enable-kvm\n");
+	for (size_t i = 0; i < opts.n; i++) {
+		strbuf_addstr(&sb, "          - ");
+		yq(&sb, opts.v[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	strbuf_addstr(&sb, "timeouts: {actions: {}, connections: {}}\n");
+	strlist_release(&opts);
+	return strbuf_detach(&sb);
+}
+
+/* dispatcher_ip: without it, lava-run looks for the default gateway for {NFS_SERVER_IP} and
+ * fails where there is none (lava_dispatcher/utils/network.py). prefix: the download directory
+ * is /var/lib/lava/dispatcher/tmp/<prefix><job id> in 2023.01. */
+static const char dispatcher_yaml[] =
+	"# dispatcher.yaml: for lava-run with no server (tapboot lava-job)\n"
+	"dispatcher_ip: 127.0.0.1\n"
+	"prefix: 'tapboot-'\n";
+
+int cmd_lava_job(int argc, char **argv)
+{
+	const char *url_base = NULL;
+	bool kvm = false, have_kernel = false;
+	char **rargv = xcalloc((size_t)argc + 1, sizeof(*rargv));
+	int rargc = 0, status = EXIT_USAGE;
+	struct run_export x;
+	char *job = NULL, *dev = NULL, *kname = NULL, *kpath = NULL;
+	bool exported = false;
+
+	/* lava-job's own options; the rest are run's */
+	for (int i = 0; i < argc; i++) {
+		if (i && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+			fputs(lava_job_usage, stdout);
+			free(rargv);
+			return EXIT_PASS;
+		}
+		if (i && !strcmp(argv[i], "--kvm")) {
+			kvm = true;
+		} else if (i && (!strcmp(argv[i], "--url-base") ||
+				 !strncmp(argv[i], "--url-base=", 11))) {
+			url_base = argv[i][10] == '=' ? argv[i] + 11
+				   : i + 1 < argc     ? argv[++i]
+						      : NULL;
+			if (!url_base || !*url_base) {
+				error("--url-base wants a URL");
+				goto out;
+			}
+		} else if (i && (!strcmp(argv[i], "-j") || !strncmp(argv[i], "--jobs", 6))) {
+			error("lava-job boots one VM: -j/--jobs does not apply");
+			goto out;
+		} else {
+			have_kernel |=
+				!strcmp(argv[i], "--kernel") || !strncmp(argv[i], "--kernel=", 9);
+			rargv[rargc++] = argv[i];
+		}
+	}
+	if (!have_kernel) {
+		error("lava-job needs --kernel");
+		fputs(lava_job_usage, stderr);
+		goto out;
+	}
+	if (url_base && !strstr(url_base, "://")) {
+		error("--url-base wants a URL (http://..., https://...), got '%s'", url_base);
+		goto out;
+	}
+	if (run_export(rargc, rargv, kvm, &x) != 0)
+		goto out;
+	exported = true;
+	if (!x.tests.n) {
+		error("lava-job needs at least one TEST");
+		goto out;
+	}
+	if (strchr(x.cmdline, '"') || strchr(x.cmdline, '\n')) {
+		error("the kernel command line holds a '\"' or a line break, which LAVA's "
+		      "image_arg cannot carry: '%s'",
+		      x.cmdline);
+		goto out;
+	}
+	/* LAVA names a case by its normalised name: two tests that normalise alike would be one
+	 * case in LAVA, and the cross-check could not tell them apart */
+	for (size_t i = 0; i < x.tests.n; i++) {
+		char *a = lava_case_id(x.tests.v[i]);
+
+		for (size_t j = 0; j < i; j++) {
+			char *b = lava_case_id(x.tests.v[j]);
+			bool same = !strcmp(a, b);
+
+			free(b);
+			if (same) {
+				error("tests '%s' and '%s' are both '%s' in LAVA (it lower-cases "
+				      "names and turns other characters to '_'): rename one",
+				      x.tests.v[j], x.tests.v[i], a);
+				free(a);
+				goto out;
+			}
+		}
+		free(a);
+	}
+	kname = xstrdup(strrchr(x.kernel_image, '/') ? strrchr(x.kernel_image, '/') + 1
+						     : x.kernel_image);
+	if (!strcmp(kname, "initramfs.cpio") || strstr(kname, ".yaml")) {
+		free(kname);
+		kname = xstrdup("kernel");
+	}
+	kpath = xasprintf("%s/%s", x.dir, kname);
+	if (copy_file(x.kernel_image, kpath) < 0)
+		goto out;
+	job = job_yaml(&x, kvm, url_base, kname);
+	dev = device_yaml(&x, kvm);
+	if (write_text(x.dir, "job.yaml", job) < 0 || write_text(x.dir, "device.yaml", dev) < 0 ||
+	    write_text(x.dir, "dispatcher.yaml", dispatcher_yaml) < 0)
+		goto out;
+	printf("job: %s/job.yaml\n", x.dir);
+	status = EXIT_PASS;
+out:
+	if (exported && status != EXIT_PASS) {
+		/* bad input: leave no half-made job behind */
+		const char *names[] = {"job.yaml", "device.yaml", "dispatcher.yaml",
+				       "initramfs.cpio"};
+
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			char *p = xasprintf("%s/%s", x.dir, names[i]);
+
+			unlink(p);
+			free(p);
+		}
+		if (kpath)
+			unlink(kpath);
+		rmdir(x.dir);
+	}
+	if (exported)
+		run_export_release(&x);
+	free(job);
+	free(dev);
+	free(kname);
+	free(kpath);
+	free(rargv);
+	return status;
+}
