@@ -20,6 +20,7 @@
 #include "builder.h"
 #include "commands.h"
 #include "commands_lava.h"
+#include "crash_sig.h"
 #include "error.h"
 #include "kernel_image.h"
 #include "kselftest.h"
@@ -1784,6 +1785,7 @@ static void concat_consoles(struct run *r)
 static int finish_run(struct run *r, const char *cmd_line)
 {
 	struct report_run rep = { 0 };
+	struct crash_sig *crash;
 	struct tap_summary sum;
 	struct tap_test *tests = xcalloc(r->plan.n + 1, sizeof(*tests));
 	struct strbuf errors = STRBUF_INIT;
@@ -1888,6 +1890,11 @@ static int finish_run(struct run *r, const char *cmd_line)
 					  r->cfg.machine_bzimage : r->cfg.machine;
 	rep.start_time = (double)time(NULL) - (now_s() - r->start);
 	rep.reproduce = "reproduce.sh"; /* in the results directory */
+	/* a crash, or a kernel warning in a run that failed, named as the robot and syzkaller do */
+	p = xasprintf("%s/console.log", r->dir);
+	crash = report_exit_status(&rep) ? crash_sig_from_file(p) : NULL;
+	rep.crash = crash;
+	free(p);
 	p = xasprintf("%s/results.json", r->dir);
 	report_json_write(p, &rep);
 	free(p);
@@ -1930,6 +1937,7 @@ static int finish_run(struct run *r, const char *cmd_line)
 	status = r->interrupted ? EXIT_INTERRUPTED :
 				  report_exit_status_policy(&rep, &r->o.policy, NULL);
 	strbuf_release(&errors);
+	crash_sig_free(crash);
 	free(tests);
 	return status;
 }

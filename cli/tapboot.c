@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "commands_lava.h"
 #include "commands_results.h"
+#include "commands_repro.h"
 #include "error.h"
 
 static const char usage[] =
@@ -15,6 +16,7 @@ static const char usage[] =
 	"  build         write the initramfs `run` would boot\n"
 	"  parse         read a console log or TAP/KTAP stream and report its results\n"
 	"  compare       regressions and fixes between two runs\n"
+	"  repro         read, match and reproduce a kernel test robot (0-day) report\n"
 	"  kernel        fetch Debian's packaged kernels into the cache, list them\n"
 	"  lava-job      write a LAVA job for the run `run` would do\n"
 	"  lava-results  a LAVA job's log back into a results directory\n"
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
 		{ "lava-results", cmd_lava_results },
 		{ "kcidb-submit", cmd_kcidb_submit },
 		{ "kernel", cmd_kernel },
+		{ "repro", cmd_repro },
 	};
 
 	error_set_prog("tapboot");
