@@ -87,4 +87,10 @@ void builder_opts_release(struct builder_opts *o);
 int builder_build(const struct builder_opts *o, const char *const *inputs, size_t ninputs,
 		  const char *out_path, struct plan *plan_out);
 
+/* Append the run's secret (len bytes) to the image at path as a last newc archive holding
+ * TAPBOOT_KEY_PATH, which the init reads and unlinks (c: the image's compression; gzip, xz and
+ * zstd images take an uncompressed archive after them, lz4 needs its own). On failure the image is left as it was. */
+int builder_append_key(const char *image, enum builder_compress c, const unsigned char *key,
+		       size_t len);
+
 #endif

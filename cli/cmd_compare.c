@@ -9,8 +9,11 @@
  *   changed     another verdict change (fail -> crash, pass -> xfail, ...)
  *   new         only in NEW
  *   vanished    only in OLD
- * Exit status 1 when there is a regression. */
+ * Exit status 1 when there is a regression, a test that passed in OLD vanished from NEW, or a
+ * test only in NEW fails: a merge gate must not let a change break its own new test or make a
+ * passing test disappear (--allow-vanished and --allow-new-failures say that is expected). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,28 +153,49 @@ static void print_one(const struct change *c)
 	putchar('\n');
 }
 
+static const char compare_usage[] =
+	"usage: tapboot compare [--allow-vanished] [--allow-new-failures] OLD NEW\n"
+	"OLD and NEW are results directories (tapboot run -o DIR) or results.json\n"
+	"files. Exit status 1 when a test regressed, a test that passed in OLD is missing\n"
+	"from NEW (unless --allow-vanished) or a test only in NEW fails (unless\n"
+	"--allow-new-failures); 2 on bad input.\n";
+
 int cmd_compare(int argc, char **argv)
 {
 	struct side o = {0}, n = {0};
 	struct entry **ov = NULL, **nv = NULL;
 	struct change *ch = NULL;
 	size_t nch = 0, challoc = 0, i = 0, j = 0;
-	unsigned count[C_COUNT] = {0};
-	int status = EXIT_USAGE;
+	unsigned count[C_COUNT] = {0}, vanished_pass = 0, new_fail = 0;
+	bool allow_vanished = false, allow_new_fail = false;
+	const char *paths[2];
+	int status = EXIT_USAGE, npaths = 0;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs("usage: tapboot compare OLD NEW\n"
-		      "OLD and NEW are results directories (tapboot run -o DIR) or results.json\n"
-		      "files. Exit status 1 when a test regressed, 2 on bad input.\n",
-		      stdout);
-		return EXIT_PASS;
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+			fputs(compare_usage, stdout);
+			return EXIT_PASS;
+		} else if (!strcmp(argv[a], "--allow-vanished")) {
+			allow_vanished = true;
+		} else if (!strcmp(argv[a], "--allow-new-failures")) {
+			allow_new_fail = true;
+		} else if (argv[a][0] == '-' && argv[a][1]) {
+			error("compare: unknown option '%s'", argv[a]);
+			fputs(compare_usage, stderr);
+			return EXIT_USAGE;
+		} else if (npaths < 2) {
+			paths[npaths++] = argv[a];
+		} else {
+			npaths = 3;
+		}
 	}
-	if (argc != 3) {
+	if (npaths != 2) {
 		error("compare wants two arguments: OLD NEW (results directories or JSON files)");
-		fputs("usage: tapboot compare OLD NEW\n", stderr);
+		fputs("usage: tapboot compare [--allow-vanished] [--allow-new-failures] OLD NEW\n",
+		      stderr);
 		return EXIT_USAGE;
 	}
-	if (load(&o, argv[1]) || load(&n, argv[2]))
+	if (load(&o, paths[0]) || load(&n, paths[1]))
 		goto out;
 	ov = sorted(&o);
 	nv = sorted(&n);
@@ -182,10 +206,12 @@ int cmd_compare(int argc, char **argv)
 		if (c < 0) {
 			x.cat = C_VANISHED;
 			x.old = ov[i++];
+			vanished_pass += good(x.old->v);
 			x.order = n.n + x.old->pos;
 		} else if (c > 0) {
 			x.cat = C_NEW;
 			x.new_ = nv[j++];
+			new_fail += verdict_is_failure(x.new_->v);
 			x.order = x.new_->pos;
 		} else {
 			x.old = ov[i++];
@@ -214,6 +240,16 @@ int cmd_compare(int argc, char **argv)
 	       count[C_REGRESSION], count[C_FIXED], count[C_SKIP], count[C_CHANGED], count[C_NEW],
 	       count[C_VANISHED]);
 	status = count[C_REGRESSION] ? EXIT_TESTS_FAILED : EXIT_PASS;
+	if (vanished_pass && !allow_vanished) {
+		printf("%u passing test%s vanished (--allow-vanished if that is expected)\n",
+		       vanished_pass, vanished_pass == 1 ? "" : "s");
+		status = EXIT_TESTS_FAILED;
+	}
+	if (new_fail && !allow_new_fail) {
+		printf("%u new test%s fail%s (--allow-new-failures if that is expected)\n", new_fail,
+		       new_fail == 1 ? "" : "s", new_fail == 1 ? "s" : "");
+		status = EXIT_TESTS_FAILED;
+	}
 out:
 	free(ov);
 	free(nv);

@@ -27,6 +27,10 @@ static const char parse_usage[] =
 	"  --suite NAME        collection prefix for junit and kcidb (default: kselftest for\n"
 	"                      kselftest runner output, else tapboot)\n"
 	"  --nonce HEX         the run's nonce: complete only with its end line\n"
+	"  --foreign           the log is not a tapboot run's (a KUnit console, a robot's\n"
+	"                      dmesg): every TAP line makes results, kernel lines too, even\n"
+	"                      after a tapboot begin line (by default, from a begin line on,\n"
+	"                      only the init's lines make results, in the run's order)\n"
 	"  --kcidb-origin NAME the KCIDB origin in kcidb ids (default tapboot)\n"
 	"\n"
 	"Exit status: 0 passed, 1 a test failed, 2 bad usage or input, 3 the stream did not\n"
@@ -63,13 +67,14 @@ static const char *guess_suite(const struct tap_test *t, size_t n)
 
 int cmd_parse(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_HELP, OPT_KCIDB_ORIGIN };
+	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_HELP, OPT_KCIDB_ORIGIN, OPT_FOREIGN };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		CLI_POLICY_LONGOPTS,
 		{"suite", required_argument, NULL, OPT_SUITE},
 		{"nonce", required_argument, NULL, OPT_NONCE},
 		{"kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN},
+		{"foreign", no_argument, NULL, OPT_FOREIGN},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -78,6 +83,7 @@ int cmd_parse(int argc, char **argv)
 	struct report_policy pol = {REPORT_SKIP_OK, NULL};
 	struct strlist expect;
 	const char *suite = NULL, *nonce = NULL, *path = "-", *origin = NULL;
+	bool foreign = false;
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
 	struct report_run run;
@@ -114,6 +120,9 @@ int cmd_parse(int argc, char **argv)
 			break;
 		case OPT_NONCE:
 			nonce = optarg;
+			break;
+		case OPT_FOREIGN:
+			foreign = true;
 			break;
 		case OPT_KCIDB_ORIGIN:
 			if (!report_kcidb_origin_ok(optarg)) {
@@ -153,6 +162,7 @@ int cmd_parse(int argc, char **argv)
 		}
 	}
 	p = tap_parser_new(nonce, NULL);
+	tap_parser_set_mode(p, foreign ? TAP_PARSE_FOREIGN : TAP_PARSE_AUTO, NULL);
 	/* only junit.xml's system-out and kcidb's crash excerpt use the tests' logs: without
 	 * them, keep none (memory and time then stay those of the results, not of the log) */
 	if (fmt != FMT_JUNIT && fmt != FMT_KCIDB)

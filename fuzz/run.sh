@@ -11,7 +11,7 @@ out=${OUT:-$src/build}/fuzz
 secs=${1:-10}
 shift || true
 cc=${FUZZ_CC:-clang}
-all="tap_parser plan json arch_config kselftest_settings inputs repro"
+all="tap_parser sequencing plan json arch_config kselftest_settings inputs repro"
 harnesses=${*:-$all}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -21,7 +21,8 @@ fi
 flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
 	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
-lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c $src/lib/paths.c"
+lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c $src/lib/paths.c
+	$src/lib/line_tag.c"
 
 sources() {
 	case $1 in
@@ -29,6 +30,7 @@ sources() {
 		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c
 		$src/results/results.c $src/results/json_read.c $src/results/report_kcidb.c
 		$src/results/crash_sig.c" ;;
+	sequencing) echo "$src/results/tap_parser.c $src/results/results.c $src/results/json_read.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/results/json_read.c" ;;
 	repro) echo "$src/results/crash_sig.c $src/results/repro.c" ;;

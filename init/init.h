@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -126,7 +127,16 @@ struct init_ctx {
 	FILE *console;
 	struct strbuf out; /* pending console text */
 	unsigned counts[VERDICT_COUNT];
+	/* the run's secret (TAPBOOT_KEY_PATH); without one the lines go out untagged */
+	bool keyed;
+	unsigned char key[16];
+	uint64_t tag_seq; /* of the last tagged line */
+	struct strbuf tagged; /* init_flush's scratch */
 };
+
+/* Read the run's secret from path and unlink it; false when there is none (a line on out says
+ * why when the file exists but is bad). */
+bool init_read_key(struct init_ctx *c, const char *path, bool remove);
 
 /* Create the signalfd for all signals (which are blocked); -1 on failure. */
 int init_signals_block(void);

@@ -25,6 +25,7 @@ static void ctx_init(struct init_ctx *c)
 	c->console = stdout;
 	init_options_init(&c->opt);
 	strbuf_init(&c->out);
+	strbuf_init(&c->tagged);
 }
 
 static void ctx_release(struct init_ctx *c)
@@ -35,6 +36,7 @@ static void ctx_release(struct init_ctx *c)
 		close(c->kernel.kmsg_fd);
 	init_options_release(&c->opt);
 	strbuf_release(&c->out);
+	strbuf_release(&c->tagged);
 }
 
 /* Read and parse the plan; on failure *why says why (owned). */
@@ -70,6 +72,8 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 	size_t len;
 
 	c->pid1 = true;
+	/* First of all: no test may ever see the secret, and every line from here on is tagged. */
+	init_read_key(c, TAPBOOT_KEY_PATH, true);
 	c->sigfd = init_signals_block();
 	if (init_setup_pid1(&why, &c->out) < 0)
 		bail_out(c, why);
@@ -92,7 +96,7 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 
 static const char usage[] =
 	"usage: init-host --plan FILE [--cmdline STRING] [--root DIR] [--kmsg FILE]\n"
-	"                 [--tainted FILE] [--grace-ms N]\n"
+	"                 [--tainted FILE] [--grace-ms N] [--key-file FILE]\n"
 	"Runs the init's logic without being PID 1: no mounting, the console stream on stdout,\n"
 	"exit 0 when no test failed, 1 when one did, 2 for bad usage or a bad plan.\n";
 
@@ -105,6 +109,7 @@ static int host_main(struct init_ctx *c, int argc, char **argv)
 		{"kmsg", required_argument, NULL, 'k'},
 		{"tainted", required_argument, NULL, 't'},
 		{"grace-ms", required_argument, NULL, 'g'},
+		{"key-file", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -133,6 +138,10 @@ static int host_main(struct init_ctx *c, int argc, char **argv)
 			break;
 		case 'g':
 			c->grace_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'K':
+			if (!init_read_key(c, optarg, false))
+				die(EXIT_USAGE, "cannot read a 16-byte key from '%s'", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

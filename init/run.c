@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "line_tag.h"
 #include "protocol.h"
 #include "tap.h"
 
@@ -79,13 +80,60 @@ void init_signal_note(struct init_ctx *c, int signo, int pid)
 		    init_signal_name(signo, buf, sizeof(buf)), pid);
 }
 
+/* Tag every line that is not nested: those are the init's own protocol lines (line_tag.h). */
+static void tag_lines(struct init_ctx *c)
+{
+	const char *s = c->out.buf, *end = s + c->out.len;
+
+	strbuf_reset(&c->tagged);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (n >= TAPBOOT_NEST_INDENT && !memcmp(s, "    ", TAPBOOT_NEST_INDENT))
+			strbuf_add(&c->tagged, s, n);
+		else
+			line_tag_append(&c->tagged, c->key, ++c->tag_seq, s, n);
+		if (nl)
+			strbuf_addch(&c->tagged, '\n');
+		s += n + (nl != NULL);
+	}
+}
+
 void init_flush(struct init_ctx *c)
 {
 	if (!c->out.len)
 		return;
-	fwrite(c->out.buf, 1, c->out.len, c->console);
+	if (c->keyed) {
+		tag_lines(c);
+		fwrite(c->tagged.buf, 1, c->tagged.len, c->console);
+	} else {
+		fwrite(c->out.buf, 1, c->out.len, c->console);
+	}
 	fflush(c->console);
 	strbuf_reset(&c->out);
+}
+
+bool init_read_key(struct init_ctx *c, const char *path, bool remove)
+{
+	size_t len = 0;
+	char *buf = init_read_file(path, &len);
+
+	if (!buf)
+		return false;
+	if (remove)
+		unlink(path);
+	if (len != sizeof(c->key)) {
+		strbuf_addf(&c->out, "# init: ignoring '%s': %zu bytes, not %zu\n", path, len,
+			    sizeof(c->key));
+		free(buf);
+		return false;
+	}
+	memcpy(c->key, buf, sizeof(c->key));
+	memset(buf, 0, len);
+	free(buf);
+	c->keyed = true;
+	return true;
 }
 
 void init_reap(struct init_child *ch)

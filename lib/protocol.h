@@ -7,7 +7,12 @@
  *   # tapboot: end nonce=<hex> pass=<n> fail=<n> ...
  * A test's own output is nested 4 spaces deep (KTAP style): its TAP/KTAP lines as they are,
  * every other line as a "# " diagnostic. A run is complete only when the end line carries the
- * nonce the host put on the kernel command line. */
+ * nonce the host put on the kernel command line.
+ *
+ * Every line the init writes that is not nested (does not start with TAPBOOT_NEST_INDENT
+ * spaces) carries a tag keyed with the run's secret (line_tag.h), so that a test writing
+ * protocol-shaped lines to /dev/console or /dev/kmsg cannot make a result: the host takes
+ * only tagged lines as protocol, the result for test N only after `run N`, once, in order. */
 #ifndef TAPBOOT_PROTOCOL_H
 #define TAPBOOT_PROTOCOL_H
 
@@ -30,6 +35,9 @@
 #define TAPBOOT_PLAN_PATH "/tapboot/plan"
 #define TAPBOOT_TESTS_DIR "/tests"
 #define TAPBOOT_INIT_PATH "/init"
+/* The run's secret (16 raw bytes): the host appends it to the image as a last small archive;
+ * the init reads and unlinks it before anything else, so no test can read it. */
+#define TAPBOOT_KEY_PATH "/tapboot/key"
 
 /* Indentation of a test's own output on the console (KUnit uses 4). */
 #define TAPBOOT_NEST_INDENT 4

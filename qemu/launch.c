@@ -29,9 +29,49 @@ double now_s(void)
 
 const char *watch_result_name(enum watch_result r)
 {
-	static const char *const names[] = { "exited", "finished", "crashed",	  "idle",
-					     "deadline", "no first line", "interrupted" };
+	static const char *const names[] = { "exited",	      "finished",    "crashed",
+					     "idle",	      "deadline",    "no first line",
+					     "interrupted", "qemu fatal" };
 	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "unknown";
+}
+
+/* What QEMU prints when a guest cannot go on while QEMU itself stays up: accel/kvm/kvm-all.c
+ * "KVM internal error. Suberror: %d" (then it pauses the VM) and "error: kvm run failed %s". */
+static const char *const fatal_starts[] = { "KVM internal error", "error: kvm run failed" };
+
+char *qemu_fatal_line(const char *err, size_t len)
+{
+	const char *s = err, *end = err + len;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		for (size_t i = 0; i < ARRAY_SIZE(fatal_starts); i++) {
+			size_t l = strlen(fatal_starts[i]);
+
+			if (n >= l && !memcmp(s, fatal_starts[i], l))
+				return xstrndup(s, n);
+		}
+		s += n + 1;
+	}
+	return NULL;
+}
+
+bool qemu_fatal_is_kvm(const char *line)
+{
+	return line && (strstr(line, "KVM") || strstr(line, "kvm"));
+}
+
+char *qemu_exit_text(int status)
+{
+	if (WIFSIGNALED(status))
+		return xasprintf("QEMU was killed by SIG%s", sigabbrev_np(WTERMSIG(status)) ?
+							   sigabbrev_np(WTERMSIG(status)) :
+							   "?");
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		return xasprintf("QEMU exited with status %d", WEXITSTATUS(status));
+	return xstrdup("QEMU exited");
 }
 
 int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint)
@@ -182,6 +222,7 @@ void qemu_proc_release(struct qemu_proc *p)
 
 /* Per-process state of qemu_watch_all. */
 struct watch_state {
+	size_t err_scanned; /* bytes of p->err looked at for fatal lines (whole lines only) */
 	double start, last_output, stop_at;
 	enum watch_result pending;
 	bool got_output, done;
@@ -248,6 +289,26 @@ static void step_one(struct qemu_proc *p, struct watch_opts *o, struct watch_sta
 		finish_one(p, st, WATCH_DEADLINE, out, 2.0);
 }
 
+/* A fatal line in what QEMU wrote to stderr since the last look? */
+static bool fatal_seen(struct qemu_proc *p, struct watch_state *st)
+{
+	const char *from = p->err.buf ? p->err.buf + st->err_scanned : NULL;
+	const char *last_nl;
+	char *line;
+
+	if (!from || p->err.len <= st->err_scanned)
+		return false;
+	last_nl = memrchr(from, '\n', p->err.len - st->err_scanned);
+	if (!last_nl)
+		return false;
+	line = qemu_fatal_line(from, (size_t)(last_nl - from));
+	st->err_scanned = (size_t)(last_nl + 1 - p->err.buf);
+	if (!line)
+		return false;
+	free(line);
+	return true;
+}
+
 void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
 		    size_t n, int signal_fd, int *signo)
 {
@@ -302,8 +363,14 @@ void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_resu
 		for (size_t i = 0; i < n; i++) {
 			if (st[i].done)
 				continue;
-			if (fds[3 * i + 1].revents)
+			if (fds[3 * i + 1].revents) {
 				drain_stderr(&ps[i]);
+				if (fatal_seen(&ps[i], &st[i])) {
+					/* QEMU paused the VM: nothing more will come */
+					finish_one(&ps[i], &st[i], WATCH_QEMU_FATAL, &results[i], 1.0);
+					continue;
+				}
+			}
 			step_one(&ps[i], &os[i], &st[i], fds[3 * i].revents, &results[i]);
 			if (!st[i].done)
 				left++;

@@ -35,6 +35,7 @@ enum watch_result {
 	WATCH_DEADLINE, /* the whole run took longer than deadline_s */
 	WATCH_NO_FIRST_LINE, /* nothing within first_line_s (the KVM probe) */
 	WATCH_INTERRUPTED, /* SIGINT/SIGTERM/SIGHUP */
+	WATCH_QEMU_FATAL, /* QEMU said on stderr that the guest cannot go on (qemu_fatal_line) */
 };
 
 struct watch_opts {
@@ -60,6 +61,15 @@ void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_resu
 void qemu_stop(struct qemu_proc *p, double grace_s);
 void qemu_proc_release(struct qemu_proc *p);
 const char *watch_result_name(enum watch_result r);
+/* The first line of err that says the guest cannot go on although QEMU keeps running (KVM's
+ * "KVM internal error. Suberror: 1" pauses the VM: nothing more will come), as a malloc'ed
+ * string; NULL when there is none. */
+char *qemu_fatal_line(const char *err, size_t len);
+/* Is it a KVM failure (then the same guest may run under TCG)? */
+bool qemu_fatal_is_kvm(const char *line);
+/* How QEMU ended, from its wait status: "QEMU was killed by SIGKILL", "QEMU exited with
+ * status 1", "QEMU exited" (malloc'ed). */
+char *qemu_exit_text(int status);
 double now_s(void);
 
 #endif

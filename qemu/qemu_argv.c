@@ -62,6 +62,10 @@ void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
 	strlist_push(argv, "none");
 	strlist_push(argv, "-serial");
 	strlist_push(argv, "stdio");
+	/* No default NIC: q35's e1000e needs an option ROM (ipxe-qemu's efi-e1000e.rom) or QEMU
+	 * refuses to start, and the guest would probe a device no test uses. */
+	strlist_push(argv, "-nic");
+	strlist_push(argv, "none");
 	strlist_push(argv, "-kernel");
 	strlist_push(argv, b->kernel);
 	strlist_push(argv, "-initrd");

@@ -27,7 +27,8 @@ static void format_duration(char *buf, size_t n, double d)
 		snprintf(buf, n, "-");
 		return;
 	}
-	i = (unsigned long long)(ms + 0.5);
+	/* the range check before the cast: a huge value does not fit (undefined behaviour) */
+	i = ms < 1e15 ? (unsigned long long)(ms + 0.5) : 0;
 	if (ms >= 1e15 || ms - (double)i > 1e-6 || (double)i - ms > 1e-6 || n < 26) {
 		snprintf(buf, n, "%.3fs", d);
 		return;

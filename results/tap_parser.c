@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "error.h"
+#include "line_tag.h"
 #include "protocol.h"
 #include "results.h"
 #include "strbuf.h"
@@ -104,6 +105,17 @@ struct tap_parser {
 
 	unsigned running; /* tapboot: run N */
 	char *running_name;
+
+	/* Sequencing (tap_parser_set_mode): only the init's own lines make results. */
+	enum tap_parser_mode mode;
+	bool sequenced; /* on: TAP_PARSE_TAPBOOT, or AUTO after a begin marker */
+	bool keyed;
+	unsigned char key[LINE_TAG_KEY_LEN];
+	bool need_tag;	      /* unkeyed: the begin line was tagged, so every init line is */
+	uint64_t last_seq;    /* of the last accepted tagged line */
+	unsigned last_run;    /* the last accepted `run N` */
+	unsigned last_result; /* the last test number whose result was accepted */
+	unsigned long rejected; /* protocol-shaped lines taken as test output */
 	bool saw_end;
 	const char *cut_reason; /* during tap_parser_finish */
 	bool crash_after_plan;	/* the crash came when the plan was already met */
@@ -535,6 +547,21 @@ void tap_parser_free(struct tap_parser *p)
 		free(c);
 	}
 	free(p);
+}
+
+void tap_parser_set_mode(struct tap_parser *p, enum tap_parser_mode mode,
+			 const unsigned char *key)
+{
+	p->mode = mode;
+	p->sequenced = mode == TAP_PARSE_TAPBOOT;
+	p->keyed = key != NULL;
+	if (key)
+		memcpy(p->key, key, sizeof(p->key));
+}
+
+unsigned long tap_parser_rejected(const struct tap_parser *p)
+{
+	return p->rejected;
 }
 
 void tap_parser_set_log_cap(struct tap_parser *p, size_t cap)
@@ -1204,13 +1231,16 @@ static void handle_marker(struct tap_parser *p, const char *s, size_t n)
 
 /* ---- one line ---- */
 
-static void process_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
+/* structural false: a line that is only logged (a test's or the kernel's output in a sequenced
+ * stream): it neither ends a YAML block nor makes a result, a plan or a marker. */
+static void process_line(struct tap_parser *p, const char *s, size_t n, bool kernel,
+			 bool structural)
 {
 	unsigned owner;
 
 	/* a line that is not part of the YAML block ends the result before it, so that it is
 	 * logged with the next test */
-	if (p->await && p->yaml_level == 0) {
+	if (structural && p->await && p->yaml_level == 0) {
 		size_t ind = skip_sp(s, n, 0);
 		bool yaml_ok = p->in_yaml ? ind >= p->yaml_indent && ind > 0
 					  : ind > 0 && ind < n && rtrim(s, n) - ind == 3 &&
@@ -1219,7 +1249,7 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 		if (!yaml_ok && (!kernel || classify(s + ind, n - ind) != K_TEXT))
 			result_done(p);
 	}
-	if (!kernel && n > 11 && s[0] == '#' && starts(s, n, TAPBOOT_MARK_RUN))
+	if (structural && !kernel && n > 11 && s[0] == '#' && starts(s, n, TAPBOOT_MARK_RUN))
 		handle_marker(p, s, n); /* before logging: the run line belongs to its test */
 	if (p->await && p->yaml_level == 0) {
 		struct tap_test *t = yaml_target(p);
@@ -1232,7 +1262,7 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 	}
 	if (p->ev.on_line)
 		p->ev.on_line(p->ev.ctx, owner, kernel, s, n);
-	if (!kernel && n > 12 && s[0] == '#' && starts(s, n, "# selftests: ")) {
+	if (structural && !kernel && n > 12 && s[0] == '#' && starts(s, n, "# selftests: ")) {
 		/* run_kselftest.sh names the test before running it: the name of a crash */
 		free(p->runner_name);
 		p->runner_name = xstrndup(s + 2, rtrim(s, n) - 2);
@@ -1255,12 +1285,201 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 				p->ev.on_crash(p->ev.ctx, p->sum.crash_line);
 		}
 	}
+	if (!structural)
+		return;
 	if (!kernel && n > 11 && s[0] == '#' && starts(s, n, TAPBOOT_MARK)) {
 		if (!starts(s, n, TAPBOOT_MARK_RUN))
 			handle_marker(p, s, n);
 		return;
 	}
 	tap_line(p, s, n, kernel);
+}
+
+/* ---- sequencing: which lines are the init's ---- */
+
+static bool nested_line(const char *s, size_t n)
+{
+	return n >= TAPBOOT_NEST_INDENT && !memcmp(s, "    ", TAPBOOT_NEST_INDENT);
+}
+
+/* Where an init line may start inside a console line that a test's unfinished output ran
+ * into: the shapes the init writes at the left margin. */
+static bool protocol_start(const char *s, size_t n)
+{
+	return starts(s, n, "ok ") || starts(s, n, "not ok ") || starts(s, n, "# ") ||
+	       starts(s, n, "  ") || starts(s, n, "TAP version ") || starts(s, n, "1..") ||
+	       starts(s, n, "Bail out!");
+}
+
+/* Is s (n bytes, unnested) an init line? Then *off is where it starts (a test's unfinished
+ * line may precede it), *body its length without the tag, *seq the tag's number (0: none). */
+static bool authentic(struct tap_parser *p, const char *s, size_t n, size_t *off, size_t *body,
+		      uint64_t *seq)
+{
+	uint64_t tag;
+	unsigned tries = 0;
+
+	*off = 0;
+	*seq = 0;
+	if (!p->keyed) {
+		/* tapboot parse of a console.log: the tag cannot be checked, but the init numbers
+		 * its lines 1, 2, 3...: an old or far-off number is not its next line */
+		if (line_tag_split(s, n, body, seq, &tag)) {
+			/* a test's unfinished line may run into the init's: without the key,
+			 * the last result or marker on the line is taken as the init's */
+			for (size_t i = *body; i-- > 1;) {
+				size_t at = i;
+
+				if (starts(s + i, *body - i, "ok ") && i >= 4 &&
+				    !memcmp(s + i - 4, "not ", 4))
+					at = i - 4;
+				else if (!starts(s + i, *body - i, "ok ") &&
+					 !starts(s + i, *body - i, TAPBOOT_MARK))
+					continue;
+				if (at) {
+					*off = at;
+					*body -= at;
+				}
+				break;
+			}
+			return (*seq > p->last_seq && *seq <= p->last_seq + 4) ||
+			       (*seq == 1 && starts(s + *off, *body, TAPBOOT_MARK_BEGIN));
+		}
+		*body = n;
+		return !p->need_tag;
+	}
+	if (!line_tag_split(s, n, body, seq, &tag))
+		return false;
+	if (line_tag_check(p->key, s, n, body, seq))
+		goto found;
+	/* a bounded search: a 64 KiB line must not cost 64 Ki hashes */
+	for (size_t i = 1; i < n && tries < 32; i++) {
+		if (!protocol_start(s + i, n - i))
+			continue;
+		tries++;
+		if (line_tag_check(p->key, s + i, n - i, body, seq)) {
+			*off = i;
+			goto found;
+		}
+	}
+	return false;
+found:
+	/* a replayed line (or one from another boot) repeats an old sequence number */
+	return *seq > p->last_seq;
+}
+
+/* Does the init line s fit the run's sequence: a result only for the running test, once; a
+ * run line only for the next test; the end only after the last planned result? */
+static bool in_sequence(struct tap_parser *p, const char *s, size_t n, uint64_t seq)
+{
+	size_t i;
+	unsigned long num;
+	bool ok;
+
+	if (starts(s, n, TAPBOOT_MARK_RUN)) {
+		i = strlen(TAPBOOT_MARK_RUN);
+		ok = parse_uint(s, n, &i, &num) && num == (unsigned long)p->last_run + 1 &&
+		     (!p->running || p->last_result == p->running);
+		if (ok)
+			p->last_run = (unsigned)num;
+		return ok;
+	}
+	/* (tests=0 with results after it is no init's begin line, but bench/parser_gen.c's
+	 * synthetic console, which cannot know its count up front) */
+	if (starts(s, n, TAPBOOT_MARK_END))
+		return p->last_result == p->last_run &&
+		       (p->begin_tests <= 0 || (long)p->last_result == p->begin_tests);
+	if (starts(s, n, TAPBOOT_MARK_BEGIN)) {
+		if (!p->sum.saw_begin)
+			return true;
+		/* console.log of a run with several VMs: each VM's stream follows the last one's
+		 * and starts over. Only without the key (tapboot parse): a run's own parser reads
+		 * one VM, whose init prints one begin line. */
+		if (p->keyed || seq != 1)
+			return false;
+		p->last_seq = p->last_run = p->last_result = 0;
+		p->running = 0;
+		return true;
+	}
+	if (classify(s, n) == K_RESULT) {
+		i = s[0] == 'o' ? 2 : 6;
+		i = skip_sp(s, n, i);
+		ok = parse_uint(s, n, &i, &num) && p->running && num == p->running &&
+		     num > p->last_result;
+		if (ok)
+			p->last_result = (unsigned)num;
+		return ok;
+	}
+	return true;
+}
+
+static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
+{
+	size_t off, body;
+	uint64_t seq;
+
+	/* the kernel's lines (printk, /dev/kmsg, a KUnit module) are the running test's output;
+	 * but a test's unfinished line that looked like a printk prefix can run into an init
+	 * line, which then still carries its tag */
+	if (kernel && !(p->keyed && authentic(p, s, n, &off, &body, &seq) && off)) {
+		process_line(p, s, n, true, false);
+		return;
+	}
+	if (kernel) {
+		process_line(p, s, off, true, false);
+		s += off;
+		n -= off;
+		off = 0;
+		goto checked;
+	}
+	/* a test's own output, nested by the init: its subtests while it runs */
+	if (nested_line(s, n)) {
+		process_line(p, s, n, false, p->running && p->last_result != p->running);
+		return;
+	}
+	if (!authentic(p, s, n, &off, &body, &seq)) {
+		if (classify(s, n) != K_TEXT || starts(s, n, TAPBOOT_MARK))
+			p->rejected++;
+		process_line(p, s, n, false, false);
+		return;
+	}
+	if (off)
+		process_line(p, s, off, false, false); /* the test's unfinished line */
+	s += off;
+checked:
+	if (!in_sequence(p, s, body, seq)) {
+		p->rejected++;
+		process_line(p, s, body, false, false);
+		return;
+	}
+	if (seq)
+		p->last_seq = seq;
+	process_line(p, s, body, false, true);
+}
+
+/* Every line after splitting and printk-prefix stripping comes here. */
+static void line_in(struct tap_parser *p, const char *s, size_t n, bool kernel)
+{
+	size_t body = n;
+	uint64_t seq, tag;
+	bool tagged;
+
+	if (p->sequenced) {
+		sequenced_line(p, s, n, kernel);
+		return;
+	}
+	/* today's behaviour, for logs that are not a tapboot run's: tags (a console.log read
+	 * without the key) are only taken off */
+	tagged = !kernel && !nested_line(s, n) && line_tag_split(s, n, &body, &seq, &tag);
+	if (p->mode == TAP_PARSE_AUTO && !kernel && starts(s, body, TAPBOOT_MARK_BEGIN) &&
+	    !p->sum.saw_begin) {
+		/* a tapboot console: sequenced from its begin line on */
+		p->sequenced = true;
+		p->need_tag = tagged;
+		sequenced_line(p, s, n, kernel);
+		return;
+	}
+	process_line(p, s, body, kernel, true);
 }
 
 /* Length of a printk prefix at s: "[    1.234567] ", "[    1.234567][  T1] ". 0 if none. */
@@ -1326,11 +1545,11 @@ static void user_line(struct tap_parser *p, const char *s, size_t n)
 {
 	if (p->frag.len) {
 		strbuf_add(&p->frag, s, n > LINE_CAP ? LINE_CAP : n);
-		process_line(p, p->frag.buf, p->frag.len, false);
+		line_in(p, p->frag.buf, p->frag.len, false);
 		strbuf_reset(&p->frag);
 		return;
 	}
-	process_line(p, s, n, false);
+	line_in(p, s, n, false);
 }
 
 /* A complete raw line (no '\n', NULs already replaced). */
@@ -1354,7 +1573,7 @@ static void raw_line(struct tap_parser *p, const char *s, size_t n)
 		size_t start = at + plen, next, nplen;
 
 		next = find_prefix(s, n, start, &nplen);
-		process_line(p, s + start, next - start, true);
+		line_in(p, s + start, next - start, true);
 		at = next;
 		plen = nplen;
 	}
@@ -1458,7 +1677,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 		struct strbuf f = p->frag;
 
 		strbuf_init(&p->frag);
-		process_line(p, f.buf, f.len, false);
+		line_in(p, f.buf, f.len, false);
 		strbuf_release(&f);
 	}
 	result_done(p);

@@ -71,6 +71,18 @@ struct tap_parser_events {
 
 struct tap_parser;
 
+/* Which lines may make results.
+ *   FOREIGN  any TAP/KTAP line at the top level, kernel lines included (a KUnit console, a
+ *            robot's dmesg): the behaviour before sequencing, for logs that are not tapboot's.
+ *   TAPBOOT  a tapboot run's console: only the init's own lines (with a key: the ones whose
+ *            tag is right, line_tag.h) are protocol, and a result for test N counts only after
+ *            `# tapboot: run N`, once, in plan order; the end line only after the last planned
+ *            result. Every other line, whatever it looks like, is output of the running test
+ *            (kernel lines too: TAP through printk or /dev/kmsg), kept in its log.
+ *   AUTO     FOREIGN until a tapboot begin line, TAPBOOT (without a key) from there on; then a
+ *            tagged begin line means untagged lines are not the init's. The default. */
+enum tap_parser_mode { TAP_PARSE_AUTO, TAP_PARSE_FOREIGN, TAP_PARSE_TAPBOOT };
+
 /* nonce: the value the host put on the command line, or NULL to parse a foreign log (then the
  * end marker is not required for completeness). events may be NULL. */
 struct tap_parser *tap_parser_new(const char *nonce, const struct tap_parser_events *events);
@@ -83,6 +95,11 @@ void tap_parser_expect(struct tap_parser *p, const char *const *names, size_t n)
  * writes logs through on_line and needs no junit system-out saves memory with 0: with the
  * default, the logs held are about as large as the console itself. */
 void tap_parser_set_log_cap(struct tap_parser *p, size_t cap);
+/* Set before the first tap_parser_feed. key: LINE_TAG_KEY_LEN bytes, the run's secret, or NULL. */
+void tap_parser_set_mode(struct tap_parser *p, enum tap_parser_mode mode,
+			 const unsigned char *key);
+/* Protocol-shaped lines that were taken as output (forged, out of sequence, bad tag). */
+unsigned long tap_parser_rejected(const struct tap_parser *p);
 void tap_parser_feed(struct tap_parser *p, const char *buf, size_t len);
 /* End of stream. When the stream did not complete, the test that was running gets `crash` with
  * the crash line (or cut_reason, e.g. "no console output for 60 s") as reason, and every planned

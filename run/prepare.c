@@ -271,6 +271,15 @@ static void make_nonce(char out[33])
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/* The run's secret, appended to its image: the init's lines carry its tag, which no test can
+ * make (docs/DESIGN.md "Console protocol"). */
+static int make_key(struct run *r)
+{
+	if (getrandom(r->key, sizeof(r->key), 0) != (ssize_t)sizeof(r->key))
+		return error_errno("cannot get random bytes for the run's secret");
+	return builder_append_key(r->initrd, r->o->image.compress, r->key, sizeof(r->key));
+}
+
 static char *abs_path(const char *p)
 {
 	char *r = realpath(p, NULL);
@@ -379,6 +388,10 @@ int run_prepare(struct run *r)
 	}
 	choose_boot_image(r);
 	make_nonce(r->nonce);
+	if (make_key(r) < 0) {
+		remove_results_dir(r);
+		return -1;
+	}
 	/* kselftests spend much of their time asleep (pidfd, ptrace, futex: 9 to 31 s each on
 	 * the host), so several VMs overlap well even on two cores: auto unless -j says
 	 * otherwise. Other runs keep one VM and one raw console unless asked. */

@@ -13,6 +13,7 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "launch.h"
+#include "line_tag.h"
 #include "plan.h"
 #include "qemu_argv.h"
 #include "report.h"
@@ -76,6 +77,7 @@ struct run {
 	bool dir_created; /* by this run: removed again when the run fails before booting */
 	char *initrd;
 	char nonce[33];
+	unsigned char key[LINE_TAG_KEY_LEN]; /* the init tags its lines with it (line_tag.h) */
 	struct plan plan;
 	struct strlist inputs; /* the builder's inputs: the tests, and the kselftest manifest */
 	struct vm *vms;	       /* nvms: the shards and the disruptive tests' own VMs */

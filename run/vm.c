@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "accel.h"
@@ -102,7 +103,9 @@ static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 	struct vm *vm = ctx;
 	const struct tap_summary *s;
 
+	/* flushed per read: console.log is live (tail -f, and the boot tests wait on it) */
 	fwrite(buf, 1, len, vm->console);
+	fflush(vm->console);
 	tap_parser_feed(vm->parser, buf, len);
 	s = tap_parser_summary(vm->parser);
 	if (s->complete)
@@ -221,8 +224,7 @@ static int vm_start(struct vm *vm)
 		.memory_mb = r->o->memory_mb,
 		.smp = r->o->smp,
 	};
-	char *extra = vm_kernel_args(vm),
-	     *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
 
 	vm_reset(vm);
 	vm->console = fopen(vm->console_path, "w");
@@ -234,6 +236,7 @@ static int vm_start(struct vm *vm)
 		return -1;
 	}
 	vm->parser = tap_parser_new(r->nonce, &ev);
+	tap_parser_set_mode(vm->parser, TAP_PARSE_TAPBOOT, r->key);
 	for (size_t i = 0; i < vm->ntests; i++)
 		names[i] = r->plan.tests[vm->tests[i]].name;
 	tap_parser_expect(vm->parser, names, vm->ntests);
@@ -295,11 +298,16 @@ void run_boot(struct run *r, int sigfd)
 {
 	size_t jobs = r->jobs ? r->jobs : 1;
 	struct vm **wave = xcalloc(r->nvms + 1, sizeof(*wave));
-	bool kvm = accel_want_kvm(r, "/dev/kvm");
+	/* TAPBOOT_KVM_DEVICE: another device node to try (tests/boot/25-forgery.sh makes auto
+	 * probe KVM with a QEMU that fails it, on a host without /dev/kvm) */
+	const char *kvm_dev =
+		getenv("TAPBOOT_KVM_DEVICE") ? getenv("TAPBOOT_KVM_DEVICE") : "/dev/kvm";
+	bool kvm = accel_want_kvm(r, kvm_dev);
 	size_t at_once = r->nvms < jobs ? r->nvms : jobs;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		bool probe = kvm && r->o->accel == ACCEL_AUTO, any_begun = false;
+		struct vm *kvm_failed = NULL;
 
 		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
 		r->tcg_single =
@@ -321,10 +329,25 @@ void run_boot(struct run *r, int sigfd)
 			for (size_t i = 0; i < n; i++)
 				wave[i] = &r->vms[v + i];
 			boot_wave(r, wave, n, sigfd, probe);
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				any_begun |= wave[i]->begun;
-			if (probe && !any_begun)
+				if (wave[i]->res == WATCH_QEMU_FATAL && !kvm_failed)
+					kvm_failed = wave[i];
+			}
+			if (probe && (!any_begun || kvm_failed))
 				break;
+		}
+		if (probe && kvm_failed && !r->interrupted) {
+			/* QEMU said KVM failed at once (not after the 15 s probe): all under TCG */
+			const char *qerr = kvm_failed->qemu_err;
+			char *line = qemu_fatal_line(qerr, strlen(qerr));
+
+			free(r->accel_note);
+			r->accel_note = xasprintf("tcg (KVM failed: QEMU said: %s)", line);
+			free(line);
+			accel_kvm_remember_broken(r);
+			kvm = false;
+			continue;
 		}
 		if (probe && !any_begun && !r->interrupted) {
 			/* KVM opened but did not boot a guest to the init. */
@@ -348,6 +371,27 @@ void run_boot(struct run *r, int sigfd)
 	free(wave);
 }
 
+/* QEMU's own end, when it says more than "the console ended": a fatal message it printed
+ * (KVM's internal error, which pauses the VM), or a signal that killed it. NULL otherwise. */
+static char *qemu_end_reason(const struct run *r, const struct vm *vm)
+{
+	const char *err = vm->qemu_err ? vm->qemu_err : "";
+	char *line = qemu_fatal_line(err, strlen(err)), *why;
+
+	if (line) {
+		why = qemu_fatal_is_kvm(line) && r->accel == QEMU_ACCEL_KVM
+			      ? xasprintf("QEMU stopped the guest: %s (KVM cannot run this guest "
+					  "here; --accel tcg runs it without KVM)",
+					  line)
+			      : xasprintf("QEMU stopped the guest: %s", line);
+		free(line);
+		return why;
+	}
+	if (vm->res == WATCH_EXITED && vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status))
+		return qemu_exit_text(vm->qemu_status);
+	return NULL;
+}
+
 /* What cut the console off, when tapboot did: the reason the running test gets. */
 char *vm_cut_reason(struct run *r, const struct vm *vm)
 {
@@ -363,6 +407,9 @@ char *vm_cut_reason(struct run *r, const struct vm *vm)
 		return xasprintf("interrupted by %s", strsignal(r->signo));
 	case WATCH_NO_FIRST_LINE:
 		return xstrdup("no console output from the guest");
+	case WATCH_QEMU_FATAL:
+	case WATCH_EXITED:
+		return qemu_end_reason(r, vm);
 	default:
 		return NULL;
 	}
@@ -402,8 +449,11 @@ char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const 
 {
 	char *e = vm_error_base(r, vm, s, cut), *hinted;
 
+	/* not when QEMU said what failed, or something else killed it (not tapboot's own stop
+	 * at a limit): the image is not the cause then */
 	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED ||
-	    !strcmp(r->boot_kernel, r->kernel_image))
+	    vm->res == WATCH_QEMU_FATAL || !strcmp(r->boot_kernel, r->kernel_image) ||
+	    (vm->res == WATCH_EXITED && vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status)))
 		return e;
 	hinted = xasprintf("%s; QEMU booted the kernel tapboot unpacked on the host (%s): "
 			   "--boot-as-is boots '%s' itself",

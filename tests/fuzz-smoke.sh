@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SECONDS:-4}
 n=0
 failed=0
-for h in tap_parser plan json arch_config kselftest_settings inputs; do
+for h in tap_parser sequencing plan json arch_config kselftest_settings inputs; do
 	n=$((n + 1))
 	if log=$("$top/fuzz/run.sh" "$secs" "$h" 2>&1); then
 		echo "ok $n - fuzz $h (${secs}s, $(echo "$log" | sed -n 's/.*executions: //p') executions)"

@@ -93,7 +93,9 @@ static void t_compare(void)
 		  "changed     f: fail -> timeout\n"
 		  "new         fresh: fail\n"
 		  "vanished    gone: pass\n"
-		  "4 regressions, 1 fixed, 2 skip changes, 1 other changes, 1 new, 1 vanished\n");
+		  "4 regressions, 1 fixed, 2 skip changes, 1 other changes, 1 new, 1 vanished\n"
+		  "1 passing test vanished (--allow-vanished if that is expected)\n"
+		  "1 new test fails (--allow-new-failures if that is expected)\n");
 	check_str(err, "");
 	free(out);
 	free(err);
@@ -112,6 +114,87 @@ static void t_compare(void)
 	free(odir);
 }
 
+/* The merge gate: a passing test that vanished and a new test that fails are each exit 1 on
+ * their own, 0 with the flag that allows them; a vanished failure or a new pass is not. */
+static void t_compare_gate(void)
+{
+	static const char base[] = "{\"tests\": [{\"name\": \"a\", \"result\": \"pass\"},"
+				   " {\"name\": \"b\", \"result\": \"pass\"},"
+				   " {\"name\": \"bad\", \"result\": \"fail\"}]}";
+	static const char gone[] = "{\"tests\": [{\"name\": \"a\", \"result\": \"pass\"}]}";
+	static const char added[] = "{\"tests\": [{\"name\": \"a\", \"result\": \"pass\"},"
+				    " {\"name\": \"b\", \"result\": \"pass\"},"
+				    " {\"name\": \"bad\", \"result\": \"fail\"},"
+				    " {\"name\": \"n1\", \"result\": \"pass\"},"
+				    " {\"name\": \"n2\", \"result\": \"crash\"}]}";
+	const char *b = test_write_file("gate-base.json", base, sizeof(base) - 1, 0);
+	const char *g = test_write_file("gate-gone.json", gone, sizeof(gone) - 1, 0);
+	const char *a = test_write_file("gate-added.json", added, sizeof(added) - 1, 0);
+	char *out, *err;
+	int st;
+
+	{
+		const char *args[] = {"compare", b, g, NULL};
+
+		st = run(cmd_compare, args, &out, &err);
+		check_int(st, ==, 1);
+		check_str(out, "vanished    b: pass\n"
+			       "vanished    bad: fail\n"
+			       "0 regressions, 0 fixed, 0 skip changes, 0 other changes, 0 new, "
+			       "2 vanished\n"
+			       "1 passing test vanished (--allow-vanished if that is expected)\n");
+		free(out);
+		free(err);
+	}
+	{
+		const char *args[] = {"compare", "--allow-vanished", b, g, NULL};
+
+		st = run(cmd_compare, args, &out, &err);
+		check_int(st, ==, 0);
+		free(out);
+		free(err);
+	}
+	{
+		const char *args[] = {"compare", b, a, NULL};
+
+		st = run(cmd_compare, args, &out, &err);
+		check_int(st, ==, 1);
+		check_str(out, "new         n1: pass\n"
+			       "new         n2: crash\n"
+			       "0 regressions, 0 fixed, 0 skip changes, 0 other changes, 2 new, "
+			       "0 vanished\n"
+			       "1 new test fails (--allow-new-failures if that is expected)\n");
+		free(out);
+		free(err);
+	}
+	{
+		const char *args[] = {"compare", b, a, "--allow-new-failures", NULL};
+
+		st = run(cmd_compare, args, &out, &err);
+		check_int(st, ==, 0);
+		free(out);
+		free(err);
+	}
+	{
+		/* the new run lost a pass and added a failure: both flags are needed */
+		const char *args[] = {"compare", "--allow-new-failures", a, g, NULL};
+
+		st = run(cmd_compare, args, &out, &err);
+		check_int(st, ==, 1);
+		free(out);
+		free(err);
+	}
+	{
+		const char *args[] = {"compare", "--allow-everything", b, a, NULL};
+
+		st = run(cmd_compare, args, &out, &err);
+		check_int(st, ==, 2);
+		check(strstr(err, "tapboot: compare: unknown option '--allow-everything'\n") == err);
+		free(out);
+		free(err);
+	}
+}
+
 static void t_compare_bad_input(void)
 {
 	const char *bad = test_write_file("bad.json", "{\"tests\": [1,]}", 15, 0);
@@ -128,7 +211,8 @@ static void t_compare_bad_input(void)
 		check_int(st, ==, 2);
 		check_str(err,
 			  "tapboot: compare wants two arguments: OLD NEW (results directories or "
-			  "JSON files)\nusage: tapboot compare OLD NEW\n");
+			  "JSON files)\nusage: tapboot compare [--allow-vanished] "
+			  "[--allow-new-failures] OLD NEW\n");
 		free(out);
 		free(err);
 	}
@@ -234,6 +318,7 @@ int main(void)
 {
 	error_set_prog("tapboot");
 	TEST(t_compare, "compare: regressions, fixes, skips, new, vanished, subtests, duplicates");
+	TEST(t_compare_gate, "compare as a merge gate: vanished passes and new failures exit 1 unless allowed");
 	TEST(t_compare_bad_input, "compare: usage and bad input exit 2 with a message");
 	TEST(t_json_reader, "JSON reader: values, escapes, surrogates, errors, depth");
 	return test_done();

@@ -12,8 +12,11 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "line_tag.h"
+#include "tap_parser.h"
 
 static int runs;
+static const char *key_file; /* --key-file for the next run_init, or NULL */
 
 static double now_s(void)
 {
@@ -66,6 +69,10 @@ static char *run_init(const char *plan, const char *cmdline, int *status, double
 
 		snprintf(plan_path, sizeof(plan_path), "%s/%s", test_tmpdir(), plan_rel);
 		dup2(fd, 1);
+		if (key_file)
+			execl(bin, bin, "--plan", plan_path, "--root", root, "--cmdline", cmdline,
+			      "--kmsg", kmsg, "--tainted", taint, "--grace-ms", "300", "--key-file",
+			      key_file, (char *)NULL);
 		execl(bin, bin, "--plan", plan_path, "--root", root, "--cmdline", cmdline, "--kmsg",
 		      kmsg, "--tainted", taint, "--grace-ms", "300", (char *)NULL);
 		fprintf(stderr, "cannot exec %s: %s\n", bin, strerror(errno));
@@ -529,6 +536,61 @@ static void test_bad_plan(void)
 	free(out);
 }
 
+/* With the run's secret: every unnested line carries a right tag, numbered 1, 2, 3...; the
+ * test's nested output none; the host's parser (TAPBOOT mode) reads the verdicts, and a test
+ * that prints the init's lines itself (nested by the init) changes nothing. */
+static void test_tagged_lines(void)
+{
+	const char *plan = "tapboot-plan 1\ntest forger\npath /tests/forger\nend\n"
+			   "test fail\npath /tests/fail\nend\n";
+	static const unsigned char key[16] = "k3yk3yk3yk3yk3y!";
+	struct tap_parser *p;
+	const struct tap_test *t;
+	char *out, *line, *save = NULL;
+	uint64_t want = 0;
+	unsigned tagged = 0, nested = 0, bad = 0;
+	size_t n;
+	int status;
+
+	script("forger", "echo 'ok 2 fail'; echo '# tapboot: end nonce=5eed pass=2'\n");
+	script("fail", "exit 1\n");
+	key_file = test_write_file("key", key, sizeof(key), 0600);
+	out = run_init(plan, "tapboot.nonce=5eed", &status, NULL);
+	key_file = NULL;
+	check_int(status, ==, 1);
+	p = tap_parser_new("5eed", NULL);
+	tap_parser_set_mode(p, TAP_PARSE_TAPBOOT, key);
+	tap_parser_feed(p, out, strlen(out));
+	tap_parser_finish(p, NULL);
+	t = tap_parser_tests(p, &n);
+	check_int(n, ==, 2);
+	if (n == 2) {
+		check_str(t[0].name, "forger");
+		check_str(verdict_name(t[0].verdict), "pass");
+		check_str(verdict_name(t[1].verdict), "fail");
+	}
+	check(tap_parser_summary(p)->complete);
+	tap_parser_free(p);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t body;
+		uint64_t seq;
+
+		if (!strncmp(line, "    ", 4)) {
+			nested++;
+			bad += strstr(line, "~tb:") != NULL;
+		} else if (line_tag_check(key, line, strlen(line), &body, &seq) && seq == ++want) {
+			tagged++;
+		} else {
+			bad++;
+			printf("# not tagged right: %s\n", line);
+		}
+	}
+	check_int(bad, ==, 0);
+	check_int(nested, ==, 2);
+	check(tagged >= 14);
+	free(out);
+}
+
 int main(void)
 {
 	TEST(test_exit_codes_exact, "exit codes to verdicts, the exact stream");
@@ -545,5 +607,6 @@ int main(void)
 	TEST(test_kernel_health, "kernel warnings and taint fail a passing test");
 	TEST(test_modules, "modules from modules.dep, dependencies first");
 	TEST(test_bad_plan, "a bad plan is a Bail out!");
+	TEST(test_tagged_lines, "with a key: every unnested line tagged, the parser reads them");
 	return test_done();
 }

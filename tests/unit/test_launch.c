@@ -142,6 +142,36 @@ static void test_missing_binary(void)
 	free(err);
 }
 
+/* A child that says what QEMU says when KVM fails, then stays up (QEMU pauses the VM): the
+ * watch ends with WATCH_QEMU_FATAL, not at the idle limit (1000 s here). */
+static void test_qemu_fatal(void)
+{
+	struct seen s;
+	double took;
+	int st;
+	char *line, *t;
+
+	check_int(run_sh("echo booting; echo 'KVM internal error. Suberror: 1' >&2; "
+			 "echo 'emulation failure' >&2; exec sleep 1000",
+			 1000, 0, NULL, &s, &took, &st),
+		  ==, WATCH_QEMU_FATAL);
+	strbuf_release(&s.out);
+	line = qemu_fatal_line("qemu: warning: x\nKVM internal error. Suberror: 1\nmore\n", 54);
+	check_str(line, "KVM internal error. Suberror: 1");
+	check(qemu_fatal_is_kvm(line));
+	free(line);
+	check(qemu_fatal_line("qemu-system-x86_64: warning: host doesn't support\n", 50) == NULL);
+	t = qemu_exit_text(SIGKILL); /* a wait status: killed by signal 9 */
+	check_str(t, "QEMU was killed by SIGKILL");
+	free(t);
+	t = qemu_exit_text(SIGABRT | 0x80); /* with a core dump */
+	check_str(t, "QEMU was killed by SIGABRT");
+	free(t);
+	t = qemu_exit_text(1 << 8);
+	check_str(t, "QEMU exited with status 1");
+	free(t);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -150,6 +180,7 @@ int main(void)
 	TEST(test_deadline, "deadline stops a chatty child");
 	TEST(test_finish, "finish request ends the watch");
 	TEST(test_console_closed_first, "an exit after the console closed is waited for");
+	TEST(test_qemu_fatal, "QEMU's fatal stderr line ends the watch; how QEMU ended, in words");
 	TEST(test_missing_binary, "a missing binary says what to install");
 	return test_done();
 }

@@ -37,12 +37,37 @@ static char *argv_for(const char *arch, enum qemu_accel accel, bool bzimage, con
 	return s;
 }
 
+/* Every shipped config: the only network option is -nic none (no default NIC). */
+static void test_no_nic(void)
+{
+	static const char *const arches[] = {"x86_64", "arm64", "arm", "i386", "riscv64",
+					     "ppc64le"};
+
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		for (int kvm = 0; kvm < 2; kvm++) {
+			char *s = argv_for(arches[i], kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG, false,
+					   NULL);
+			const char *nic = strstr(s, " -nic none ");
+
+			check(nic != NULL);
+			if (nic)
+				check(strstr(nic + 1, " -nic ") == NULL);
+			check(strstr(s, " -net ") == NULL);
+			check(strstr(s, "-netdev") == NULL);
+			check(strstr(s, "e1000") == NULL && strstr(s, "virtio-net") == NULL);
+			if (!nic)
+				printf("# %s: %s\n", arches[i], s);
+			free(s);
+		}
+	}
+}
+
 static void test_x86_64(void)
 {
 	char *s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
 
 	check_str(s, "qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu qemu64 "
-		     "-m 512 -smp 2 -bios qboot.rom -no-reboot -display none -monitor none -serial stdio -kernel K "
+		     "-m 512 -smp 2 -bios qboot.rom -no-reboot -display none -monitor none -serial stdio -nic none -kernel K "
 		     "-initrd I -append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
 	free(s);
@@ -83,7 +108,7 @@ static void test_others(void)
 	char *s = argv_for("riscv64", QEMU_ACCEL_TCG, false, NULL);
 
 	check_str(s, "qemu-system-riscv64 -M virt -accel tcg,thread=multi -cpu rv64 -m 512 -smp 2 "
-		     "-no-reboot -display none -monitor none -serial stdio -kernel K -initrd I "
+		     "-no-reboot -display none -monitor none -serial stdio -nic none -kernel K -initrd I "
 		     "-append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 tapboot.nonce=ab'");
 	free(s);
@@ -124,6 +149,7 @@ int main(void)
 	TEST(test_tcg_single, "thread=single when asked, under TCG only");
 	TEST(test_arm64, "arm64: virt, CPU override");
 	TEST(test_others, "riscv64, ppc64le, arm, i386 command lines");
+	TEST(test_no_nic, "no default NIC (-nic none) for every architecture, TCG and KVM");
 	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
 	return test_done();
 }
