@@ -24,7 +24,7 @@ void arch_config_release(struct arch_config *c)
 			  &c->debian_arch,   &c->debian_kernel, &c->cross_compile, &c->sysroot,
 			  &c->elf_data,	     &c->qemu,	    &c->machine,       &c->machine_bzimage,
 			  &c->cpu_tcg,	     &c->cpu_kvm,	    &c->console,       &c->append,
-			  &c->qemu_args,     &c->bios };
+			  &c->qemu_args,     &c->bios,	    &c->debian_release };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
@@ -48,6 +48,7 @@ static const struct key keys[] = {
 	STR(kconfig, true),
 	STR(debian_arch, false),
 	STR(debian_kernel, false),
+	STR(debian_release, false),
 	STR(cross_compile, true),
 	STR(sysroot, false),
 	{ "elf_machine", K_UINT, offsetof(struct arch_config, elf_machine), true },

@@ -1,17 +1,56 @@
-# apt-state.sh (sourced): apt options for fetching packages of a foreign architecture without
-# touching the machine's dpkg: a private apt state under $XDG_CACHE_HOME/tapboot/apt-DEBARCH,
-# updated at most once a day. Sets $aptopts (empty for the host's own architecture).
-# Usage: apt_state DEBARCH WHO
+# apt-state.sh (sourced): apt options for fetching packages of a foreign architecture or of
+# another Debian release without touching the machine's dpkg or apt: a private apt state under
+# $XDG_CACHE_HOME/tapboot/apt-DEBARCH (apt-RELEASE-DEBARCH for another release), updated at most
+# once a day. Another release's sources are the machine's own Debian sources (same mirrors and
+# keyrings) with the machine's codename replaced by RELEASE: Debian 12's archive keyring already
+# holds trixie's keys. Sets $aptopts (empty for the host's own architecture and release).
+# Usage: apt_state DEBARCH WHO [RELEASE]
 apt_state() {
-	local debarch=$1 who=$2 hostarch state
+	local debarch=$1 who=$2 release=${3:-} hostarch hostrel state f new
 	hostarch=$(dpkg --print-architecture)
+	hostrel=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | tr -d '"')
+	[ -n "$release" ] || release=$hostrel
 	aptopts=""
-	[ "$debarch" = "$hostarch" ] && return 0
-	state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$debarch
+	[ "$debarch" = "$hostarch" ] && [ "$release" = "$hostrel" ] && return 0
+	if [ "$release" = "$hostrel" ]; then
+		state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$debarch
+	else
+		state=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/apt-$release-$debarch
+	fi
 	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
 	aptopts="-o APT::Architectures::=$hostarch -o APT::Architectures::=$debarch -o Dir::State::Lists=$state/lists -o Dir::Cache=$state/cache -o Dir::State::Status=/var/lib/dpkg/status"
+	if [ "$release" != "$hostrel" ]; then
+		if [ -z "$hostrel" ]; then
+			echo "$who: cannot tell this machine's Debian release (/etc/os-release has no VERSION_CODENAME), so no $release sources can be made from its own" >&2
+			return 1
+		fi
+		# Rebuilt each time from the machine's sources, so a changed mirror carries over.
+		new=$(mktemp -d "$state/sources.XXXXXX")
+		[ -f "$state/sources.list" ] || : >"$state/sources.list"
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] && grep -qw "$hostrel" "$f" || continue
+			case $f in
+			*.sources) sed "/^[[:space:]]*Suites:/s/\\b$hostrel\\b/$release/g" "$f" >"$new/$(basename "$f")" ;;
+			*) sed -E "s/^([[:space:]]*deb(-src)?[[:space:]].*[[:space:]])$hostrel([-[:space:]])/\\1$release\\3/" "$f" >"$new/$(basename "$f" .list)-$(echo "$f" | cksum | cut -d' ' -f1).list" ;;
+			esac
+		done
+		if ! grep -rqw "$release" "$new"; then
+			rm -rf "$new"
+			echo "$who: no Debian $hostrel sources in /etc/apt to make $release sources from" >&2
+			return 1
+		fi
+		# Replaced only when the machine's sources changed: a fetch running beside this one
+		# keeps reading the same files.
+		if ! diff -r "$new" "$state/sources.list.d" >/dev/null 2>&1; then
+			rm -rf "$state/sources.list.d" "$state/updated"
+			mv "$new" "$state/sources.list.d"
+		else
+			rm -rf "$new"
+		fi
+		aptopts="$aptopts -o Dir::Etc::SourceList=$state/sources.list -o Dir::Etc::SourceParts=$state/sources.list.d"
+	fi
 	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
-		echo "$who: apt-get update for $debarch (private state in $state)" >&2
+		echo "$who: apt-get update for $debarch${3:+ $release} (private state in $state)" >&2
 		# shellcheck disable=SC2086
 		apt-get $aptopts update -q >&2
 		touch "$state/updated"

@@ -11,6 +11,8 @@ conf="$top/configs/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-busybox: no such architecture '$arch' ($conf)" >&2; exit 2; }
 debarch=$(sed -n "s/^debian_arch[[:space:]]*=[[:space:]]*//p" "$conf")
 [ -n "$debarch" ] || { echo "fetch-busybox: $conf has no debian_arch" >&2; exit 2; }
+# The release the architecture's kernel comes from: bookworm has no riscv64 packages at all.
+release=$(sed -n "s/^debian_release[[:space:]]*=[[:space:]]*//p" "$conf")
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/busybox/$arch
 bb="$cache/bin/busybox"
 if [ -x "$bb" ]; then
@@ -21,18 +23,24 @@ mkdir -p "$cache"
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/apt-state.sh"
-apt_state "$debarch" fetch-busybox
+apt_state "$debarch" fetch-busybox ${release:+"$release"}
 echo "fetch-busybox: downloading busybox-static:$debarch" >&2
 # shellcheck disable=SC2086
 if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2); then
-	apt-get update -q >&2 || true
+	# shellcheck disable=SC2086
+	apt-get $aptopts update -q >&2 || true
 	# shellcheck disable=SC2086
 	(cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2)
 fi
 deb=$(ls "$work"/*.deb)
 dpkg -x "$deb" "$work/x"
-[ -x "$work/x/bin/busybox" ] || { echo "fetch-busybox: no bin/busybox in $deb" >&2; exit 1; }
+# bookworm's package has bin/busybox, trixie's (merged /usr) usr/bin/busybox.
+found=
+for p in bin/busybox usr/bin/busybox; do
+	[ -x "$work/x/$p" ] && found=$work/x/$p && break
+done
+[ -n "$found" ] || { echo "fetch-busybox: no bin/busybox or usr/bin/busybox in $deb" >&2; exit 1; }
 mkdir -p "$cache/bin"
-mv "$work/x/bin/busybox" "$bb.tmp"
+mv "$found" "$bb.tmp"
 mv "$bb.tmp" "$bb"
 echo "$bb"

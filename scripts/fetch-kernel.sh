@@ -1,17 +1,32 @@
 #!/bin/sh
-# fetch-kernel.sh ARCH: fetches Debian's packaged kernel for ARCH (configs/ARCH.conf) with
-# apt-get download, unpacks it with dpkg -x into $XDG_CACHE_HOME/tapboot/kernels/ARCH/, and prints
-# the kernel image's path. A foreign architecture gets a private apt state (no dpkg changes).
+# fetch-kernel.sh ARCH [RELEASE]: fetches Debian's packaged kernel for ARCH (configs/ARCH.conf)
+# from Debian RELEASE (bookworm: 6.1, trixie: 6.12; default the config's debian_release, else
+# bookworm) with apt-get download, unpacks it with dpkg -x into
+# $XDG_CACHE_HOME/tapboot/kernels/ARCH/ (ARCH-RELEASE/ for a release other than bookworm), and
+# prints the kernel image's path. A foreign architecture or release gets a private apt state (no
+# dpkg or apt changes on the machine).
 set -eu
-arch=${1:?usage: fetch-kernel.sh ARCH}
+usage="usage: fetch-kernel.sh ARCH [bookworm|trixie]"
+arch=${1:?$usage}
+[ $# -le 2 ] || { echo "$usage" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 conf="$top/configs/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-kernel: no such architecture '$arch' ($conf)" >&2; exit 2; }
 get() { sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" "$conf"; }
 debarch=$(get debian_arch)
 meta=$(get debian_kernel)
+release=${2:-$(get debian_release)}
+release=${release:-bookworm}
+case $release in
+bookworm | trixie) ;;
+*) echo "fetch-kernel: unknown Debian release '$release' ($usage)" >&2; exit 2 ;;
+esac
 [ -n "$meta" ] || { echo "fetch-kernel: $conf has no debian_kernel: Debian ships no kernel for $arch; pass --kernel" >&2; exit 2; }
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch
+if [ "$release" = bookworm ]; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch
+else
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/kernels/$arch-$release
+fi
 mkdir -p "$cache"
 if [ -f "$cache/image" ] && [ -f "$(cat "$cache/image")" ]; then
 	img=$(cat "$cache/image")
@@ -27,16 +42,17 @@ fi
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 . "$(dirname "$0")/apt-state.sh"
-apt_state "$debarch" fetch-kernel
+apt_state "$debarch" fetch-kernel "$release"
 # The metapackage depends on the versioned image package; resolve it.
 # shellcheck disable=SC2086
 pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
 if [ -z "$pkg" ]; then
-	apt-get update -q >&2 || true
+	# shellcheck disable=SC2086
+	apt-get $aptopts update -q >&2 || true
 	# shellcheck disable=SC2086
 	pkg=$(apt-cache $aptopts depends "$meta:$debarch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^: ]*\).*/\1/p' | head -1)
 fi
-[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch" >&2; exit 1; }
+[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch in Debian $release (does $release ship it?)" >&2; exit 1; }
 pkg=${pkg%:*}
 echo "fetch-kernel: downloading $pkg:$debarch" >&2
 # shellcheck disable=SC2086
