@@ -19,6 +19,7 @@
 #include "builder.h"
 #include "commands.h"
 #include "error.h"
+#include "kconfig_check.h"
 #include "kernel_image.h"
 #include "kselftest.h"
 #include "launch.h"
@@ -376,7 +377,7 @@ static char *config_beside(const char *image)
  * tree's .config: the O= directory is what was built). */
 static int resolve_kernel(struct run *r)
 {
-	const char *k = r->o.kernel;
+	const char *k = strncmp(r->o.kernel, "O=", 2) ? r->o.kernel : r->o.kernel + 2; /* make's */
 	const char *configs = arch_config_dir();
 	struct kernel_image img;
 	char *arch = NULL;
@@ -1823,6 +1824,7 @@ static int cmd_run_one(int argc, char **argv)
 	int sigfd = -1, status = EXIT_VM;
 	char *cmd_line;
 	struct strbuf cl = STRBUF_INIT;
+	struct kconfig_needs kn;
 
 	memset(&r, 0, sizeof(r));
 	strlist_init(&r.o.filters);
@@ -1880,7 +1882,13 @@ static int cmd_run_one(int argc, char **argv)
 		strlist_push(&r.inputs, in.buf);
 		strbuf_release(&in);
 	}
-	if ((r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0) {
+	/* the kernel options this run needs, from the kernel's config, before anything is built */
+	kn = (struct kconfig_needs){ &r.cfg, builder_compress_name(r.o.compress), false,
+				     r.o.load_modules.n > 0 };
+	kn.scripts = kconfig_inputs_have_script((const char *const *)r.inputs.v, r.inputs.n) ||
+		     (r.o.kselftest && kconfig_inputs_have_script(&r.o.kselftest, 1));
+	if (kconfig_check_run(r.kernel_config, &kn, r.o.quiet) < 0 ||
+	    (r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0) {
 		/* bad input: leave nothing behind (the builder removes its own temporary file) */
 		if (r.dir_created) {
 			char *t = xasprintf("%s/tests", r.dir);
@@ -1916,6 +1924,8 @@ static int cmd_run_one(int argc, char **argv)
 			r.nvms == 1 ? "" : "s", r.dir);
 	boot_all(&r, sigfd);
 	status = finish_run(&r, cmd_line);
+	if (status == EXIT_VM) /* a kernel that died before the init: its last lines, and why */
+		kconfig_check_postmortem(r.dir, r.kernel_config, &kn);
 out:
 	if (sigfd >= 0)
 		close(sigfd);

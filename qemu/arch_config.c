@@ -16,6 +16,7 @@ void arch_config_init(struct arch_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	strlist_init(&c->image_paths);
+	strlist_init(&c->kconfig_console);
 }
 
 void arch_config_release(struct arch_config *c)
@@ -29,6 +30,7 @@ void arch_config_release(struct arch_config *c)
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
 	strlist_release(&c->image_paths);
+	strlist_release(&c->kconfig_console);
 	arch_config_init(c);
 }
 
@@ -60,6 +62,7 @@ static const struct key keys[] = {
 	STR(cpu_tcg, false),
 	STR(cpu_kvm, false),
 	STR(console, true),
+	{ "kconfig_console", K_LIST, offsetof(struct arch_config, kconfig_console), false },
 	{ "memory", K_UINT, offsetof(struct arch_config, memory_mb), false },
 	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
 	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },

@@ -28,6 +28,8 @@ struct arch_config {
 	char *cpu_tcg; /* -cpu under TCG */
 	char *cpu_kvm; /* -cpu under KVM */
 	char *console; /* console= device */
+	/* the kernel options that driver needs built in (checked before booting, kconfig_check.h) */
+	struct strlist kconfig_console;
 	unsigned memory_mb;
 	unsigned smp;
 	struct strlist image_paths; /* where the image lives in a kernel build directory */
