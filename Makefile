@@ -72,7 +72,7 @@ INIT_HOST := $(OUT)/init-host
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 INITS := $(foreach a,$(INIT_ARCHES),$(OUT)/init/$(a)/init)
 
-.PHONY: all help tools inits guest check unit boot demo kselftest-demo deps kernels clean bench fuzz format
+.PHONY: all help tools inits guest check unit boot demo kselftest-demo deps kernels clean bench fuzz format test-kernels
 all: tools inits guest
 
 help:
@@ -86,6 +86,7 @@ help:
 	@echo '  fuzz           longer fuzz runs of the parsers (FUZZ_SECONDS=120 each)'
 	@echo '  deps           install the Debian packages the build and tests need'
 	@echo '  kernels        fetch Debian kernels into $$XDG_CACHE_HOME/tapboot'
+	@echo '  test-kernels   build the crash-on-demand (LKDTM) kernels from linux-source-6.1'
 	@echo '  clean          remove $(O)'
 	@echo 'Variables:'
 	@echo '  O=DIR          out-of-tree build directory (default: build)'
@@ -188,6 +189,10 @@ kernels:
 	$(Q)for a in $(INIT_ARCHES); do scripts/fetch-kernel.sh $$a >/dev/null || exit 1; done
 	$(Q)for a in $(filter x86_64 arm64,$(INIT_ARCHES)); do \
 		scripts/fetch-kernel.sh $$a trixie >/dev/null || exit 1; done
+
+# Small kernels with LKDTM (WARNING/BUG/Oops on demand), built once per machine and cached.
+test-kernels:
+	$(Q)for a in x86_64 arm64; do scripts/build-test-kernel.sh $$a || exit 1; done
 
 check:
 	$(Q)scripts/install-deps.sh check

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands_results.h"
+#include "crash_sig.h"
 #include "error.h"
 #include "plan.h"
 #include "report.h"
@@ -79,6 +80,7 @@ int cmd_parse(int argc, char **argv)
 	const struct tap_summary *sum;
 	struct report_run run;
 	char *errtext = NULL, *dirpath = NULL;
+	struct crash_sig *crash = NULL;
 	int c, fd = 0, status = EXIT_USAGE, ret = 0;
 
 	strlist_init(&expect);
@@ -185,6 +187,9 @@ int cmd_parse(int argc, char **argv)
 			errtext = xstrdup("the stream ended before every planned test reported");
 		run.error = errtext;
 	}
+	/* a crash, or a kernel warning in a run that failed (a file: standard input is gone) */
+	if (strcmp(path, "-") && report_exit_status(&run))
+		run.crash = crash = crash_sig_from_file(path);
 	switch (fmt) {
 	case FMT_SUMMARY:
 		report_summary_fprint_policy(stdout, &run, &pol);
@@ -209,6 +214,7 @@ int cmd_parse(int argc, char **argv)
 	}
 	status = report_exit_status_policy(&run, &pol, NULL);
 out:
+	crash_sig_free(crash);
 	free(errtext);
 	free(dirpath);
 	tap_parser_free(p);

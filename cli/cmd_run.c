@@ -18,6 +18,7 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "commands.h"
+#include "crash_sig.h"
 #include "error.h"
 #include "kconfig_check.h"
 #include "kernel_image.h"
@@ -1680,6 +1681,7 @@ static void concat_consoles(struct run *r)
 static int finish_run(struct run *r, const char *cmd_line)
 {
 	struct report_run rep = { 0 };
+	struct crash_sig *crash;
 	struct tap_summary sum;
 	struct tap_test *tests = xcalloc(r->plan.n + 1, sizeof(*tests));
 	struct strbuf errors = STRBUF_INIT;
@@ -1776,6 +1778,11 @@ static int finish_run(struct run *r, const char *cmd_line)
 	rep.tests = tests;
 	rep.ntests = ntests;
 	rep.summary = &sum;
+	/* a crash, or a kernel warning in a run that failed, named as the robot and syzkaller do */
+	p = xasprintf("%s/console.log", r->dir);
+	crash = report_exit_status(&rep) ? crash_sig_from_file(p) : NULL;
+	rep.crash = crash;
+	free(p);
 	p = xasprintf("%s/results.json", r->dir);
 	report_json_write(p, &rep);
 	free(p);
@@ -1813,6 +1820,7 @@ static int finish_run(struct run *r, const char *cmd_line)
 	status = r->interrupted ? EXIT_INTERRUPTED :
 				  report_exit_status_policy(&rep, &r->o.policy, NULL);
 	strbuf_release(&errors);
+	crash_sig_free(crash);
 	free(tests);
 	return status;
 }

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "commands_results.h"
+#include "commands_repro.h"
 #include "error.h"
 
 static const char usage[] =
@@ -14,6 +15,7 @@ static const char usage[] =
 	"  build    write the initramfs `run` would boot\n"
 	"  parse    read a console log or TAP/KTAP stream and report its results\n"
 	"  compare  regressions and fixes between two runs\n"
+	"  repro    read, match and reproduce a kernel test robot (0-day) report\n"
 	"\n"
 	"  tapboot <command> --help   options of one command\n"
 	"  tapboot --version\n";
@@ -38,6 +40,7 @@ int main(int argc, char **argv)
 		{ "build", cmd_build },
 		{ "parse", cmd_parse },
 		{ "compare", cmd_compare },
+		{ "repro", cmd_repro },
 	};
 
 	error_set_prog("tapboot");

@@ -9,6 +9,8 @@
 #include "plan.h" /* struct strlist */
 #include "tap_parser.h"
 
+struct crash_sig; /* crash_sig.h */
+
 struct report_run {
 	const char *arch; /* may be NULL (tapboot parse) */
 	const char *kernel; /* the kernel image path or name, may be NULL */
@@ -21,6 +23,7 @@ struct report_run {
 	const struct tap_test *tests;
 	size_t ntests;
 	const struct tap_summary *summary;
+	const struct crash_sig *crash; /* may be NULL */
 };
 
 int report_json_write(const char *path, const struct report_run *r);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash_sig.h"
 #include "error.h"
 #include "report.h"
 #include "report_util.h"
@@ -84,6 +85,19 @@ int report_json_fprint(FILE *fp, const struct report_run *r)
 	json_put_str(fp, r->error);
 	fputs(",\n  \"wall_s\": ", fp);
 	json_put_secs(fp, r->wall_s);
+	fputs(",\n  \"crash\": ", fp);
+	if (r->crash) {
+		fputs("{\"title\": ", fp);
+		json_put_str(fp, r->crash->title);
+		fputs(", \"ids\": [", fp);
+		for (size_t i = 0; i < r->crash->nids; i++) {
+			fputs(i ? ", " : "", fp);
+			json_put_str(fp, r->crash->ids[i]);
+		}
+		fputs("]}", fp);
+	} else {
+		fputs("null", fp);
+	}
 	fputs(",\n  \"tests\": ", fp);
 	json_tests(fp, r->tests, r->ntests, 1);
 	fputs(",\n  \"summary\": ", fp);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash_sig.h"
 #include "error.h"
 #include "report.h"
 #include "report_util.h"
@@ -80,7 +81,20 @@ static void testcase(FILE *fp, const struct report_run *r, const struct tap_test
 		strbuf_init(&text);
 		failing_subtests(&text, t, "");
 		fprintf(fp, "      <%s", el);
-		put_attr(fp, "message", reason);
+		if (r->crash && t->verdict == VERDICT_CRASH) {
+			/* the kernel's crash, as the robot and syzkaller name it */
+			struct strbuf msg = STRBUF_INIT;
+			strbuf_init(&msg);
+			strbuf_addf(&msg, "%s; kernel: %s", reason, r->crash->title);
+			for (size_t i = 0; i < r->crash->nids; i++)
+				strbuf_addf(&msg, "%s%s", i ? ", " : " [", r->crash->ids[i]);
+			if (r->crash->nids)
+				strbuf_addch(&msg, ']');
+			put_attr(fp, "message", msg.buf);
+			strbuf_release(&msg);
+		} else {
+			put_attr(fp, "message", reason);
+		}
 		put_attr(fp, "type", verdict_name(t->verdict));
 		fputc('>', fp);
 		xml_put(fp, text.buf, text.len, false);
@@ -174,6 +188,18 @@ int report_junit_fprint(FILE *fp, const struct report_run *r)
 			fputs("      <property name=\"error\"", fp);
 			put_attr(fp, "value", r->error);
 			fputs("/>\n", fp);
+		}
+		if (r->crash) {
+			struct strbuf ids = STRBUF_INIT;
+			strbuf_init(&ids);
+			for (size_t k = 0; k < r->crash->nids; k++)
+				strbuf_addf(&ids, "%s%s", k ? " " : "", r->crash->ids[k]);
+			fputs("      <property name=\"crash_title\"", fp);
+			put_attr(fp, "value", r->crash->title);
+			fputs("/>\n      <property name=\"crash_ids\"", fp);
+			put_attr(fp, "value", ids.buf ? ids.buf : "");
+			fputs("/>\n", fp);
+			strbuf_release(&ids);
 		}
 		fputs("    </properties>\n", fp);
 		for (size_t i = 0; i < s->n; i++)

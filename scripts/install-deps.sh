@@ -7,7 +7,7 @@ need_build="gcc make pkg-config libarchive-dev libelf-dev nettle-dev zlib1g-dev 
 need_run="qemu-system-x86 qemu-system-arm kmod cpio libarchive-tools busybox-static xz-utils zstd lz4 gzip"
 need_cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 need_more_cross="gcc-i686-linux-gnu libc6-dev-i386-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-ppc qemu-system-misc opensbi"
-need_check="libxml2-utils python3 clang jq"
+need_check="libxml2-utils python3 clang jq bc flex bison linux-source-6.1"  # the last four: scripts/build-test-kernel.sh
 
 what=${1:-check}
 case $what in

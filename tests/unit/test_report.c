@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "crash_sig.h"
 #include "harness.h"
 #include "json_read.h"
 #include "plan.h"
@@ -57,6 +58,9 @@ static struct tap_test mk(const char *name, enum verdict v, const char *reason, 
 static struct tap_test subs[2];
 static struct tap_test tests[6];
 
+static char *sample_ids[] = {(char *)"Kernel_panic-not_syncing:x"};
+static const struct crash_sig sample_crash = {(char *)"kernel panic: x", sample_ids, 1, NULL};
+
 static struct report_run sample(void)
 {
 	struct report_run r;
@@ -84,6 +88,7 @@ static struct report_run sample(void)
 	r.wall_s = 3.5;
 	r.tests = tests;
 	r.ntests = 6;
+	r.crash = &sample_crash;
 	return r;
 }
 
@@ -105,6 +110,7 @@ static void t_json(void)
 		"  \"complete\": false,\n"
 		"  \"error\": \"kernel crash: Kernel panic - not syncing: x\",\n"
 		"  \"wall_s\": 3.500,\n"
+		"  \"crash\": {\"title\": \"kernel panic: x\", \"ids\": [\"Kernel_panic-not_syncing:x\"]},\n"
 		"  \"tests\": [\n"
 		"    {\"name\": \"proc/fd-001-lookup\", \"result\": \"pass\", \"duration_s\": "
 		"0.012, "
@@ -250,7 +256,8 @@ static void t_junit(void)
 			"      <system-out>ok 1 socket(AF_INET)\nnot ok 2 socket(AF_INET6)\n"
 			"</system-out>"));
 	check(s && strstr(s, "<skipped message=\"needs THP\"/>"));
-	check(s && strstr(s, "<error message=\"Kernel panic - not syncing: x\" type=\"crash\">"));
+	check(s && strstr(s, "<error message=\"Kernel panic - not syncing: x; kernel: kernel panic: x "
+			  "[Kernel_panic-not_syncing:x]\" type=\"crash\">"));
 	check(s && strstr(s, "<error message=\"not run: the kernel crashed\" type=\"missing\">"));
 	check(s && strstr(s, "<error message=\"45 seconds\" type=\"timeout\">"));
 	/* tests without a collection share the suite named after r->suite */
