@@ -553,6 +553,44 @@ else
 	fi
 fi
 
+# ---- 8. repro parse and match (issue 14) ----
+# The same console as the parser's, with a kernel WARNING appended so it is a report of its own:
+# repro parse reads it as a report (its lines are the dmesg, its signatures computed); repro
+# match reads it as the console of an attempt against the robot-format fixture.
+say "8. repro parse and match ($PMB MB console)"
+RLOG=$BOUT/repro-console-${PARSE_MB}M.log
+if [ -s "$PLOG" ] && [ ! -s "$RLOG" ]; then
+	{ cat "$PLOG"; printf '[ 9999.000001] WARNING: CPU: 0 PID: 1 at drivers/misc/lkdtm/bugs.c:85 lkdtm_WARNING+0x1a/0x20\n'; } >"$RLOG.tmp" &&
+		mv "$RLOG.tmp" "$RLOG"
+fi
+RMB=$(awk -v b="$(stat -c %s "$RLOG" 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b / 1048576 }')
+r_time() { # r_time CMD...: V = MB/s of CPU time; exit 0, 1 or 3 are answers
+	local TIMEFORMAT='%3U %3S' rc
+	{ time "$@" >/dev/null 2>>"$LOG"; } 2>"$W/time"
+	rc=$?
+	case $rc in 0 | 1 | 3) ;; *) ERR="$2 failed ($rc)"; return 1 ;; esac
+	V=$(awk -v mb="$RMB" -v s="$(cpu_of "$W/time")" 'BEGIN { printf "%.1f", mb / s }')
+}
+if [ -s "$RLOG" ]; then
+	for sub in parse match; do
+		sa=
+		for ((i = 0; i < ${pr:-3}; i++)); do
+			if [ $sub = parse ]; then
+				r_time "$TAPBOOT" repro parse "$RLOG" && sa+=" $V"
+			else
+				r_time "$TAPBOOT" repro match "$TOP/tests/fixtures/repro/robot-warning.txt" "$RLOG" && sa+=" $V"
+			fi
+		done
+		if [ -n "$sa" ]; then
+			emit "tapboot repro $sub, $RMB MB console (CPU time, one core)" MB/s ">= 1" "$sa" 100 "100 MB/s (the goal)"
+		else
+			na "tapboot repro $sub" "${ERR:-failed}"
+		fi
+	done
+else
+	na "tapboot repro parse/match" "no console log"
+fi
+
 # ---- the table ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
@@ -567,7 +605,7 @@ qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
 	echo "builds, the per-test and -j rows, $pr for the parser, $BOOT_REPS for the boot-to-result rows, $KS_REPS for"
 	echo "the kselftest suite); medians, min-max."
 	echo "Ratio = tapboot's median / the peer's in the row's unit: for seconds lower is better, for MB/s"
-	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest)."
+	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest, 14: repro)."
 	echo
 	echo "| what | tapboot | peer | ratio | goal | met | tapboot min-max | peer min-max |"
 	echo "|---|---|---|---|---|---|---|---|"

@@ -68,20 +68,7 @@ static int do_parse(int argc, char **argv)
 
 static int read_file(const char *path, char **out, size_t *len)
 {
-	FILE *fp = fopen(path, "rb");
-	struct strbuf sb;
-	char buf[1 << 16];
-	size_t n;
-
-	if (!fp)
-		return error_errno("cannot open '%s'", path);
-	strbuf_init(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(fp);
-	*len = sb.len;
-	*out = sb.buf ? strbuf_detach(&sb) : xstrdup("");
-	return 0;
+	return repro_read_file(path, out, len);
 }
 
 static int verdict_status(enum repro_verdict v)
@@ -402,7 +389,7 @@ static int do_run(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--bisect"))
 			o.bisect = true;
-	while ((c = getopt_long(argc, argv, "+n:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_KERNEL: o.kernel = optarg; break;
 		case OPT_ALL: o.all = true; break;

@@ -11,7 +11,7 @@ out=${OUT:-$src/build}/fuzz
 secs=${1:-10}
 shift || true
 cc=${FUZZ_CC:-clang}
-all="tap_parser plan json arch_config kselftest_settings inputs"
+all="tap_parser plan json arch_config kselftest_settings inputs repro"
 harnesses=${*:-$all}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -20,15 +20,17 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
-	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/builder"
+	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
 lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c"
 
 sources() {
 	case $1 in
 	tap_parser) echo "$src/qemu/tap_parser.c $src/qemu/report_json.c $src/qemu/report_tap.c
-		$src/qemu/report_junit.c $src/qemu/report_summary.c $src/qemu/report_util.c" ;;
+		$src/qemu/report_junit.c $src/qemu/report_summary.c $src/qemu/report_util.c
+		$src/results/crash_sig.c" ;;
 	plan) echo "" ;;
 	json) echo "$src/qemu/json_read.c" ;;
+	repro) echo "$src/results/crash_sig.c $src/results/repro.c" ;;
 	arch_config) echo "$src/qemu/arch_config.c" ;;
 	kselftest_settings | inputs)
 		# the builder's parsers and what they call (libarchive, libelf)
@@ -39,6 +41,7 @@ libs() {
 	case $1 in
 	kselftest_settings | inputs) pkg-config --libs libarchive libelf nettle 2>/dev/null ||
 		echo "-larchive -lelf -lnettle" ;;
+	repro) pkg-config --libs liblzma 2>/dev/null || echo "-llzma" ;;
 	*) echo "-lm" ;;
 	esac
 }
@@ -54,6 +57,7 @@ seed() {
 			{ printf '\007'; cat "$f"; } >"$dir/fixture-$(basename "$f")"
 		done ;;
 	arch_config) cp "$src"/configs/*.conf "$dir"/ 2>/dev/null ;;
+	repro) find "$src"/tests/fixtures/repro -type f ! -name '*.sh' ! -name '*.xz' -exec cp {} "$dir"/ \; ;;
 	esac
 	return 0
 }

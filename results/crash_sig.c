@@ -193,8 +193,12 @@ struct compiled {
 	regex_t ignored[NIGNORED];
 	regex_t known[NKNOWN];
 	regex_t warning, ubsan, smp_id, frame_ret, mixed_ts, paths, dev, isra, decoded;
-	/* first_two[b0 | b1 << 8]: some needle starts with these two bytes */
-	unsigned char first_two[65536];
+	/* the needles starting with bytes b0 b1: by_key[key_start[k] .. + key_count[k]], where
+	 * k = b0 | b1 << 8; a line with none of them is no problem (most lines) */
+	unsigned short key_start[65536];
+	unsigned char key_count[65536];
+	const char *by_key[NPROBLEMS + 1];
+	unsigned char by_key_len[NPROBLEMS + 1];
 	bool ok;
 };
 
@@ -218,14 +222,31 @@ static bool compile(regex_t *r, const char *pat)
 static void compile_all(void)
 {
 	bool ok = true;
+	const char *needles[NPROBLEMS + 1];
+	size_t nn = 0;
 	for (size_t i = 0; i < NPROBLEMS; i++) {
 		const char *n = problems[i].needle;
-		re.first_two[(unsigned char)n[0] | (unsigned char)n[1] << 8] = 1;
+		bool dup = false;
+		for (size_t j = 0; j < nn; j++)
+			dup |= !strcmp(needles[j], n);
+		if (!dup)
+			needles[nn++] = n;
 		re.has_re[i] = problems[i].re != NULL;
 		if (re.has_re[i])
 			ok &= compile(&re.problem[i], problems[i].re);
 	}
-	re.first_two['+' | '0' << 8] = 1;
+	needles[nn++] = "+0x";
+	/* bucket the needles by their first two bytes */
+	size_t pos = 0;
+	for (unsigned k = 0; k < 65536; k++) {
+		re.key_start[k] = (unsigned short)pos;
+		for (size_t j = 0; j < nn; j++)
+			if (((unsigned char)needles[j][0] | (unsigned char)needles[j][1] << 8) == (int)k) {
+				re.by_key_len[pos] = (unsigned char)strlen(needles[j]);
+				re.by_key[pos++] = needles[j];
+				re.key_count[k]++;
+			}
+	}
 	for (size_t i = 0; i < NIGNORED; i++)
 		ok &= compile(&re.ignored[i], ignored_re[i]);
 	for (size_t i = 0; i < NKNOWN; i++)
@@ -242,7 +263,8 @@ static void compile_all(void)
 			       "ubd|ubiblock|virtblk|xsysace|zram)[0-9]+");
 	ok &= compile(&re.isra, "\\.(isra|constprop|part)\\.[0-9]+");
 	/* decode_stacktrace.sh's "func (path/file.c:123)" (maybe "(inline)" after it) */
-	ok &= compile(&re.decoded, "([A-Za-z0-9_.$]+) \\(([A-Za-z0-9_./+-]+:[0-9]+)( \\(discriminator "
+	/* (without DWARF addr2line says "file.c:?" or "??:?") */
+	ok &= compile(&re.decoded, "([A-Za-z0-9_.$]+) \\(([A-Za-z0-9_./+?-]+:([0-9]+|\\?))( \\(discriminator "
 				   "[0-9]+\\))?\\)( \\[[A-Za-z0-9_]+\\])?");
 	re.ok = ok;
 }
@@ -746,9 +768,14 @@ static char *undecode(const char *line)
 
 static bool needle_hit(const char *s, size_t n)
 {
-	for (size_t i = 0; i + 1 < n; i++)
-		if (re.first_two[(unsigned char)s[i] | (unsigned char)s[i + 1] << 8])
-			return true;
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned k = (unsigned char)s[i] | (unsigned char)s[i + 1] << 8;
+		for (unsigned j = 0; j < re.key_count[k]; j++) {
+			size_t l = re.by_key_len[re.key_start[k] + j];
+			if (i + l <= n && !memcmp(s + i, re.by_key[re.key_start[k] + j], l))
+				return true;
+		}
+	}
 	return false;
 }
 
@@ -911,7 +938,7 @@ static char *lock_context(const char *line, const char *next, const char *end)
 	return strbuf_detach(&sb);
 }
 
-static char *syz_title(const char *buf, size_t len, size_t *title_line);
+static char *syz_title(const char *buf, size_t len, size_t from, size_t *title_line);
 
 void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 {
@@ -928,9 +955,22 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		const char *next = nl ? nl + 1 : end;
 		lineno++;
+		/* tapboot's init forwards the kernel's messages as "# kernel: MSG" TAP comments, and
+		 * a failing test's YAML repeats the warning in its reason: the former are the
+		 * kernel's lines, the latter is tapboot's */
+		const char *lp = p;
+		size_t ln = n;
+		while (ln && (*lp == ' ' || *lp == '\t'))
+			lp++, ln--;
+		if (ln > 10 && !memcmp(lp, "# kernel: ", 10)) {
+			p = lp + 10;
+			n = ln - 10;
+		} else if (ln > 9 && !memcmp(lp, "reason: \"", 9)) {
+			n = 0;
+		}
 		if (n > 1 && needle_hit(p, n)) {
 			char *raw = xstrndup(p, n);
-			size_t rl = n;
+			size_t rl = strlen(raw); /* shorter than n when the line holds a NUL byte */
 			while (rl && (raw[rl - 1] == '\r'))
 				raw[--rl] = '\0';
 			char *l = undecode(raw);
@@ -939,7 +979,7 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 			re_gsub(&l, &re.isra, "");
 			char *parts[2] = {l, NULL};
 			regmatch_t m[1];
-			const char *from = l + 1;
+			const char *from = *l ? l + 1 : l;
 			const char *last = NULL;
 			while (*from && !regexec(&re.mixed_ts, from, 1, m, REG_NOTBOL)) {
 				last = from + m[0].rm_so;
@@ -996,8 +1036,10 @@ void crash_scan_text(struct crash_scan *s, const char *buf, size_t len)
 	}
 	free(prev);
 	s->nlines = lineno;
+	/* the crash header is the first problem line or, for a few titles, a later one: no need to
+	 * look at what came before */
 	if (s->nhits)
-		s->title = syz_title(buf, len, &s->title_line);
+		s->title = syz_title(buf, len, s->hits[0].line, &s->title_line);
 }
 
 /* --- syzkaller-style titles ------------------------------------------------------------- */
@@ -1043,10 +1085,14 @@ static char *frame_name(const char *s)
 	return xstrndup(s, e - s);
 }
 
-/* Strip timestamp and caller tag: the message text of a console line. */
+/* Strip timestamp and caller tag (and tapboot's "# kernel: "): the message of a console line. */
 static const char *msg_start(const char *l)
 {
 	const char *p = l;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!strncmp(p, "# kernel: ", 10))
+		return p + 10;
 	for (int k = 0; k < 2; k++) {
 		while (*p == ' ')
 			p++;
@@ -1137,9 +1183,11 @@ static char *title_of(const char *m, const char *hdr, const char *end)
 	if ((q = strstr(m, "BUG: KASAN: "))) {
 		const char *in = strstr(q, " in ");
 		const char *kind = q + 12;
-		const char *rw = strstr(hdr, "Read of size") && (!strstr(hdr, "Write of size") ||
-							  strstr(hdr, "Read of size") < strstr(hdr, "Write of size"))
-				 ? "Read" : "Write";
+		/* the access line follows the header; the console need not end in a NUL */
+		size_t span = (size_t)(end - hdr);
+		const char *rd = memmem(hdr, span, "Read of size", 12);
+		const char *wr = memmem(hdr, span, "Write of size", 13);
+		const char *rw = rd && (!wr || rd < wr) ? "Read" : "Write";
 		if (in) {
 			char *f = frame_name(in + 4);
 			char *t = xasprintf("KASAN: %.*s %s in %s", (int)(in - kind), kind, rw,
@@ -1223,10 +1271,15 @@ static char *title_of(const char *m, const char *hdr, const char *end)
 	return NULL;
 }
 
-static char *syz_title(const char *buf, size_t len, size_t *title_line)
+static char *syz_title(const char *buf, size_t len, size_t from, size_t *title_line)
 {
 	const char *p = buf, *end = buf + len;
 	size_t lineno = 0;
+	while (p < end && lineno + 1 < from) {
+		const char *nl = memchr(p, '\n', end - p);
+		lineno++;
+		p = nl ? nl + 1 : end;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -1237,7 +1290,7 @@ static char *syz_title(const char *buf, size_t len, size_t *title_line)
 			      memmem(p, n, "Oops", 4) || memmem(p, n, "error: ", 7) ||
 			      memmem(p, n, "Unable to handle", 16) || memmem(p, n, "Internal error", 14))) {
 			char *l = xstrndup(p, n);
-			size_t ll = n;
+			size_t ll = strlen(l);
 			while (ll && (l[ll - 1] == '\r' || l[ll - 1] == ' '))
 				l[--ll] = '\0';
 			char *t = title_of(msg_start(l), p, end);

@@ -5,11 +5,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "strbuf.h"
@@ -35,7 +37,7 @@ void repro_report_release(struct repro_report *r)
 			 &r->commit, &r->commit_subject, &r->tree, &r->branch, &r->parent,
 			 &r->testcase, &r->version, &r->config_name, &r->compiler, &r->machine,
 			 &r->closes, &r->dmesg, &r->full_dmesg, &r->full_dmesg_name, &r->cmdline,
-			 &r->cmdline_from, &r->arch, &r->config_text};
+			 &r->cmdline_from, &r->arch, &r->config_text, &r->dmesg_cmdline, &r->config_file};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	kv_free(r->params, r->nparams);
@@ -592,8 +594,10 @@ static int attachment(struct mail_ctx *c, const char *name, const char *data, si
 		   !strcmp(base, ".config")) {
 		free(r->config_text);
 		r->config_text = xstrndup(data, len);
-		if (!r->config_name && strcmp(base, "config") && strcmp(base, ".config"))
-			r->config_name = xstrdup(base);
+		if (strcmp(base, "config") && strcmp(base, ".config")) {
+			free(r->config_file);
+			r->config_file = xstrdup(base);
+		}
 	} else if (!strcmp(base, "job-script") || !strcmp(base, "job.sh")) {
 		char *label = where == c->file && c->base ? xasprintf("%s: %s", where, base) :
 							     xstrdup(where);
@@ -661,43 +665,71 @@ static long count_cell(const char *s)
 	return *e ? -1 : v;
 }
 
-static void parse_text(struct repro_report *r, const char *text)
+/* A whole console as the dmesg: its signatures, its command line, and as the excerpt the first
+ * problem's report (60 lines from its first line). */
+static void whole_console(struct repro_report *r, const char *text, size_t len)
 {
-	char *copy = xstrdup(text), *save = NULL;
-	bool in_params = false, after_commit = false, after_tags = false, in_dmesg = false;
-	struct strbuf dm;
-	char **lines = NULL;
-	size_t nlines = 0, alloc = 0;
-
-	/* keep empty lines: strtok would drop them */
-	for (char *p = copy; p;) {
-		char *e = strchr(p, '\n');
-		if (e)
-			*e = '\0';
-		size_t n = strlen(p);
-		if (n && p[n - 1] == '\r')
-			p[n - 1] = '\0';
-		xgrow(&lines, &alloc, nlines + 1, sizeof(*lines));
-		lines[nlines++] = p;
-		p = e ? e + 1 : NULL;
+	const char *end = text + len;
+	crash_scan_release(&r->computed);
+	crash_scan_text(&r->computed, text, len);
+	r->computed_done = true;
+	const char *kcl = memmem(text, len, "Kernel command line: ", 21);
+	if (kcl) {
+		const char *e = memchr(kcl, '\n', end - kcl);
+		set(&r->dmesg_cmdline, kcl + 21, (e ? e : end) - kcl - 21);
 	}
-	(void)save;
-	strbuf_init(&dm);
-	for (size_t i = 0; i < nlines; i++) {
-		const char *l = lines[i];
-		const char *t = l;
-		while (*t == ' ' || *t == '\t')
-			t++;
+	if (!r->computed.nhits)
+		return;
+	size_t first = r->computed.title_line ? r->computed.title_line : r->computed.hits[0].line;
+	for (size_t i = 0; i < r->computed.nhits; i++)
+		if (r->computed.hits[i].line < first)
+			first = r->computed.hits[i].line;
+	const char *q = text;
+	for (size_t i = 1; i < first && q < end; i++) {
+		const char *e = memchr(q, '\n', end - q);
+		q = e ? e + 1 : end;
+	}
+	const char *e = q;
+	for (int i = 0; i < 60 && e < end; i++) {
+		const char *f = memchr(e, '\n', end - e);
+		e = f ? f + 1 : end;
+	}
+	free(r->dmesg);
+	r->dmesg = xstrndup(q, e - q);
+}
+
+/* text (len bytes) is read where it lies; the caller keeps it. */
+static void parse_text(struct repro_report *r, char *text, size_t len)
+{
+	bool in_params = false, after_commit = false, after_tags = false, in_dmesg = false;
+	const char *dm_start = NULL, *dm_end = NULL, *p = text, *end = text + len;
+	char *l = NULL;
+
+	/* Lines are looked at in the buffer; only those that may hold a field are copied (a
+	 * console given as the report is mostly lines no field starts with). */
+	for (; p < end; free(l), l = NULL) {
+		const char *nl = memchr(p, '\n', end - p), *ls = p;
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		p = nl ? nl + 1 : end;
 		if (in_dmesg) {
-			if (starts(l, "The kernel config and materials") || starts(l, "To reproduce:") ||
-			    !strcmp(l, "-- ") || !strcmp(l, "--") || starts(l, "0-DAY CI")) {
+			if (!strncmp(ls, "The kernel config and materials", 31) ||
+			    !strncmp(ls, "To reproduce:", 13) || (n == 3 && !strncmp(ls, "-- ", 3)) ||
+			    (n == 2 && !strncmp(ls, "--", 2)) || !strncmp(ls, "0-DAY CI", 8)) {
 				in_dmesg = false;
 				continue;
 			}
-			strbuf_addstr(&dm, l);
-			strbuf_addch(&dm, '\n');
+			dm_end = ls + n;
 			continue;
 		}
+		if (!after_tags && !in_params && !after_commit &&
+		    (!n || !strchr("kFcuthivwo|CL", *ls)))
+			continue;
+		while (n && ls[n - 1] == '\r')
+			n--;
+		l = xstrndup(ls, n);
+		const char *t = l;
+		while (*t == ' ' || *t == '\t')
+			t++;
 		if (in_params) {
 			const char *colon = strstr(t, ": ");
 			if (t != l && colon) {
@@ -711,20 +743,26 @@ static void parse_text(struct repro_report *r, const char *text)
 		if (after_commit) {
 			after_commit = false;
 			if (starts(t, "http") || starts(t, "git://")) {
-				size_t n = strcspn(t, " \t");
-				set(&r->tree, t, n);
-				if (t[n])
-					set(&r->branch, t + n, strlen(t + n));
+				size_t tn = strcspn(t, " \t");
+				set(&r->tree, t, tn);
+				if (t[tn])
+					set(&r->branch, t + tn, strlen(t + tn));
 				continue;
 			}
 		}
 		const char *q;
-		if ((q = strstr(l, "kernel test robot noticed \""))) {
+		/* every field starts its line (console lines, most of a log, start with '[') */
+		if (!after_tags && !strchr("kFcuthivwo|CL[", l[0] ? l[0] : '#'))
+			continue;
+		if (l[0] == '[' && !after_tags)
+			continue;
+		if (starts(l, "kernel test robot noticed \"")) {
+			q = l;
 			const char *s = q + 27, *e = strchr(s, '"');
 			if (e)
 				set(&r->headline, s, e - s);
 			set(&r->kind, "runtime", 7);
-		} else if (strstr(l, "kernel test robot noticed the following build") ||
+		} else if (starts(l, "kernel test robot noticed the following build") ||
 			   starts(l, "[auto build test ")) {
 			set(&r->kind, "build", 5);
 		} else if (starts(l, "FYI, we noticed ") && (q = strstr(l, " due to commit"))) {
@@ -738,13 +776,13 @@ static void parse_text(struct repro_report *r, const char *text)
 			}
 		} else if (starts(l, "commit: ") && is_sha(l + 8, 7)) {
 			const char *s = l + 8;
-			size_t n = strspn(s, "0123456789abcdef");
-			set(&r->commit, s, n);
-			const char *p = strstr(s + n, "(\"");
-			if (p) {
-				const char *e = strrchr(p, '"');
-				if (e && e > p + 1)
-					set(&r->commit_subject, p + 2, e - p - 2);
+			size_t sn = strspn(s, "0123456789abcdef");
+			set(&r->commit, s, sn);
+			const char *sp = strstr(s + sn, "(\"");
+			if (sp) {
+				const char *e = strrchr(sp, '"');
+				if (e && e > sp + 1)
+					set(&r->commit_subject, sp + 2, e - sp - 2);
 			}
 			after_commit = true;
 		} else if (starts(l, "url: ") || starts(l, "tree: ")) {
@@ -759,24 +797,25 @@ static void parse_text(struct repro_report *r, const char *text)
 		} else if (starts(l, "with following parameters:")) {
 			in_params = true;
 		} else if (starts(l, "config: ")) {
-			size_t n = strcspn(l + 8, " (");
-			set(&r->config_name, l + 8, n);
+			set(&r->config_name, l + 8, strcspn(l + 8, " ("));
 		} else if (starts(l, "compiler: ")) {
 			set(&r->compiler, l + 10, strlen(l + 10));
 		} else if (starts(l, "test machine: ") || starts(l, "on test machine: ")) {
 			const char *s = strstr(l, "machine: ") + 9;
 			set(&r->machine, s, strlen(s));
-		} else if ((q = strstr(l, "Closes: ")) || (q = strstr(l, "Link: "))) {
-			if (l[0] == '|' || starts(l, "Closes: ") || starts(l, "Link: ")) {
+		} else if (starts(l, "| Closes: ") || starts(l, "| Link: ") || starts(l, "Closes: ") ||
+			   starts(l, "Link: ")) {
+			q = strstr(l, ": ") - 1;
+			{
 				const char *s = strchr(q, ' ') + 1;
 				set(&r->closes, s, strcspn(s, " "));
 				after_tags = true;
 			}
 		} else if (l[0] == '|' && !strstr(l, "Reported-by:")) {
 			char **cells;
-			size_t n;
-			split_cells(l, &cells, &n);
-			if (n >= 3) {
+			size_t nc;
+			split_cells(l, &cells, &nc);
+			if (nc >= 3) {
 				if (!*cells[0]) {
 					free(r->parent);
 					r->parent = xstrdup(cells[1]);
@@ -788,35 +827,29 @@ static void parse_text(struct repro_report *r, const char *text)
 					r->nrows++;
 				}
 			}
-			for (size_t k = 0; k < n; k++)
+			for (size_t k = 0; k < nc; k++)
 				free(cells[k]);
 			free(cells);
 		} else if (after_tags && *t) {
 			in_dmesg = true;
 			after_tags = false;
-			strbuf_addstr(&dm, l);
-			strbuf_addch(&dm, '\n');
+			dm_start = ls;
+			dm_end = ls + n;
 		}
 	}
-	/* no tags block (a plain excerpt or an old mail): the console lines themselves */
-	if (!dm.len) {
-		for (size_t i = 0; i < nlines; i++) {
-			const char *l = lines[i];
-			if ((l[0] == '[' && strchr(l, ']')) || starts(l, "kern  :")) {
-				strbuf_addstr(&dm, l);
-				strbuf_addch(&dm, '\n');
-			}
-		}
-	}
-	while (dm.len > 1 && dm.buf[dm.len - 1] == '\n' && dm.buf[dm.len - 2] == '\n')
-		dm.buf[--dm.len] = '\0';
-	if (dm.len) {
+	free(l);
+	if (dm_start) {
 		free(r->dmesg);
-		r->dmesg = strbuf_detach(&dm);
+		r->dmesg = xstrndup(dm_start, dm_end - dm_start);
+		size_t dn = strlen(r->dmesg);
+		while (dn && (r->dmesg[dn - 1] == '\n' || r->dmesg[dn - 1] == '\r'))
+			r->dmesg[--dn] = '\0';
+		r->dmesg = xrealloc(r->dmesg, dn + 2);
+		strcpy(r->dmesg + dn, "\n");
+		return;
 	}
-	strbuf_release(&dm);
-	free(lines);
-	free(copy);
+	/* no tags block (a saved console, an old mail): the kernel's own lines are the dmesg */
+	whole_console(r, text, len);
 }
 
 /* The subject's id: "[tree:branch] [subsys]  1758af47b9: WARNING:at_..." */
@@ -847,6 +880,9 @@ static const char *dmesg_line_value(const char *dm, const char *key)
 
 static void derive(struct repro_report *r)
 {
+	/* materials without a mail: the attached console is the dmesg */
+	if (!r->dmesg && r->full_dmesg)
+		whole_console(r, r->full_dmesg, strlen(r->full_dmesg));
 	const char *dm = r->full_dmesg ? r->full_dmesg : r->dmesg;
 
 	parse_subject(r);
@@ -859,6 +895,8 @@ static void derive(struct repro_report *r)
 		r->testcase = xstrdup(v);
 	if (!r->config_name && (v = repro_job_get(r, "kconfig")))
 		r->config_name = xstrdup(v);
+	if (!r->config_name && r->config_file)
+		r->config_name = xstrdup(r->config_file);
 	if (!r->compiler && (v = repro_job_get(r, "compiler")))
 		r->compiler = xstrdup(v);
 	if (!r->commit && (v = repro_job_get(r, "commit")))
@@ -884,6 +922,9 @@ static void derive(struct repro_report *r)
 		}
 		r->cmdline = strbuf_detach(&sb);
 		r->cmdline_from = xstrdup("job-script");
+	} else if (r->dmesg_cmdline) {
+		r->cmdline = xstrdup(r->dmesg_cmdline);
+		r->cmdline_from = xstrdup("dmesg");
 	} else if ((v = dmesg_line_value(dm, "Kernel command line: ")) ||
 		   (v = dmesg_line_value(r->dmesg, "Kernel command line: "))) {
 		set(&r->cmdline, v, strcspn(v, "\r\n"));
@@ -918,34 +959,49 @@ static void derive(struct repro_report *r)
 			r->arch = xstrdup("i386");
 	}
 	const char *sig = r->dmesg ? r->dmesg : r->full_dmesg;
-	if (sig)
+	if (sig && !r->computed_done)
 		crash_scan_text(&r->computed, sig, strlen(sig));
 }
 
-static int read_whole(const char *path, char **out, size_t *len)
+int repro_read_file(const char *path, char **out, size_t *len)
 {
-	FILE *fp = fopen(path, "rb");
-	struct strbuf sb;
-	char buf[65536];
-	size_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t alloc, n = 0;
+	char *buf;
 
-	if (!fp)
+	if (fd < 0)
 		return error_errno("cannot open '%s'", path);
-	strbuf_init(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(&sb, buf, n);
-	if (ferror(fp)) {
-		fclose(fp);
-		strbuf_release(&sb);
-		return error_errno("cannot read '%s'", path);
+	/* one buffer of the file's size, read into directly: consoles are 100 MB */
+	alloc = !fstat(fd, &st) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+	buf = xmalloc(alloc);
+	for (;;) {
+		if (n + 1 >= alloc) {
+			alloc *= 2;
+			buf = xrealloc(buf, alloc);
+		}
+		ssize_t got = read(fd, buf + n, alloc - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+			close(fd);
+			free(buf);
+			errno = e;
+			return error_errno("cannot read '%s'", path);
+		}
+		if (!got)
+			break;
+		n += (size_t)got;
 	}
-	fclose(fp);
-	*len = sb.len;
-	*out = sb.buf ? strbuf_detach(&sb) : xstrdup("");
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
 	return 0;
 }
 
-static int read_mail(struct repro_report *r, const char *path, const char *data, size_t len)
+static int read_mail(struct repro_report *r, const char *path, char *data, size_t len)
 {
 	struct mail_ctx c = {r, path, data, STRBUF_INIT, false};
 	const char *p = data, *end = data + len;
@@ -956,14 +1012,14 @@ static int read_mail(struct repro_report *r, const char *path, const char *data,
 		const char *e = memchr(p, '\n', len);
 		p = e ? e + 1 : end;
 	}
-	if (p < end && is_header_line(p, end) && find_blank_line(p, end))
+	if (p < end && is_header_line(p, end) && find_blank_line(p, end)) {
 		ret = parse_entity(&c, p, end, 0);
-	else {
-		strbuf_add(&c.text, p, end - p);
-		c.has_text = true;
+		if (!ret && c.text.len)
+			parse_text(r, c.text.buf, c.text.len);
+	} else {
+		/* plain text: read in place, the file's buffer is ours */
+		parse_text(r, data + (p - data), end - p);
 	}
-	if (!ret && c.text.len)
-		parse_text(r, c.text.buf);
 	strbuf_release(&c.text);
 	return ret;
 }
@@ -1010,7 +1066,7 @@ int repro_report_read(struct repro_report *r, const char *path)
 				free(fp);
 				continue;
 			}
-			if (read_whole(fp, &data, &len)) {
+			if (repro_read_file(fp, &data, &len)) {
 				ret = -1;
 			} else if (ends_with(names[i], ".eml") || ends_with(names[i], ".mbox") ||
 				   !strcmp(names[i], "mail") || !strcmp(names[i], "report") ||
@@ -1029,7 +1085,7 @@ int repro_report_read(struct repro_report *r, const char *path)
 	} else {
 		char *data;
 		size_t len;
-		if (read_whole(path, &data, &len))
+		if (repro_read_file(path, &data, &len))
 			return -1;
 		if (len >= 6 && !memcmp(data, "\xfd" "7zXZ", 6)) {
 			/* a bare dmesg.xz */
@@ -1061,6 +1117,14 @@ static void jstr(FILE *fp, const char *s)
 	}
 	fputc('"', fp);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t run = 0;
+		while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\')
+			run++;
+		if (run) {
+			fwrite(p, 1, run, fp);
+			p += run - 1;
+			continue;
+		}
 		if (*p == '"' || *p == '\\')
 			fprintf(fp, "\\%c", *p);
 		else if (*p == '\n')

@@ -36,10 +36,13 @@ struct repro_report {
 	char *full_dmesg; /* an attached or enclosed dmesg.xz/kmsg.xz/dmesg/kmsg, decoded */
 	char *full_dmesg_name;
 	struct crash_scan computed; /* signatures computed from the excerpt, else the full dmesg */
+	bool computed_done; /* computed from a whole console given as the report */
+	char *dmesg_cmdline; /* that console's "Kernel command line:" */
 	char *cmdline; /* job-script bootloader_append + kernel_cmdline, else the dmesg's */
 	char *cmdline_from; /* "job-script" or "dmesg" */
 	char *arch;
 	char *config_text; /* an attached config-* file */
+	char *config_file; /* its name */
 	struct repro_kv *job; /* the job-script's exported variables, in order */
 	size_t njob;
 	char **need_kconfig;
@@ -80,6 +83,9 @@ const char *repro_verdict_name(enum repro_verdict v);
 /* The report's kernel command line without lkp's bookkeeping (job=, RESULT_ROOT=, ip=, root=,
  * ...) and without the options tapboot sets itself (console=, rdinit=, tapboot.*). */
 char *repro_cmdline_for_run(const char *cmdline);
+
+/* A whole file in one buffer (NUL-terminated, *len bytes); 0, or -1 after a message. */
+int repro_read_file(const char *path, char **out, size_t *len);
 
 /* Decoders, exposed for the tests. -1 with errmsg set (static text) on bad input; *bad_line
  * then counts the input lines before the bad byte (0-based). */
