@@ -22,6 +22,7 @@
 #include "commands_lava.h"
 #include "crash_sig.h"
 #include "error.h"
+#include "kconfig_check.h"
 #include "kernel_image.h"
 #include "kselftest.h"
 #include "launch.h"
@@ -493,6 +494,8 @@ static int resolve_kernel(struct run *r)
 	char *fetched, *arch = NULL;
 	int ret;
 
+	if (!strncmp(r->o.kernel, "O=", 2)) /* make's O=DIR, as a user types it */
+		return resolve_kernel_at(r, r->o.kernel + 2);
 	if (strncmp(r->o.kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
 		return resolve_kernel_at(r, r->o.kernel);
 	fetched = cli_kernel_spec(r->o.kernel, r->o.arch, &arch);
@@ -1949,6 +1952,7 @@ static int cmd_run_one(int argc, char **argv)
 	int sigfd = -1, status = EXIT_VM;
 	char *cmd_line;
 	struct strbuf cl = STRBUF_INIT;
+	struct kconfig_needs kn;
 
 	memset(&r, 0, sizeof(r));
 	strlist_init(&r.o.filters);
@@ -2011,7 +2015,13 @@ static int cmd_run_one(int argc, char **argv)
 		strlist_push(&r.inputs, in.buf);
 		strbuf_release(&in);
 	}
-	if ((r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0) {
+	/* the kernel options this run needs, from the kernel's config, before anything is built */
+	kn = (struct kconfig_needs){ &r.cfg, builder_compress_name(r.o.compress), false,
+				     r.o.load_modules.n > 0 };
+	kn.scripts = kconfig_inputs_have_script((const char *const *)r.inputs.v, r.inputs.n) ||
+		     (r.o.kselftest && kconfig_inputs_have_script(&r.o.kselftest, 1));
+	if (kconfig_check_run(r.kernel_config, &kn, r.o.quiet) < 0 ||
+	    (r.o.kselftest && kselftest_input(&r) < 0) || build_image(&r) < 0) {
 		/* bad input: leave nothing behind (the builder removes its own temporary file) */
 		if (r.dir_created) {
 			char *t = xasprintf("%s/tests", r.dir);
@@ -2049,6 +2059,8 @@ static int cmd_run_one(int argc, char **argv)
 			r.nvms == 1 ? "" : "s", r.dir);
 	boot_all(&r, sigfd);
 	status = finish_run(&r, cmd_line);
+	if (status == EXIT_VM) /* a kernel that died before the init: its last lines, and why */
+		kconfig_check_postmortem(r.dir, r.kernel_config, &kn);
 out:
 	if (sigfd >= 0)
 		close(sigfd);

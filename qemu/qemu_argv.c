@@ -141,6 +141,7 @@ const char *qemu_package_hint(const struct arch_config *cfg)
 		{ "qemu-system-x86_64", "qemu-system-x86" }, { "qemu-system-i386", "qemu-system-x86" },
 		{ "qemu-system-aarch64", "qemu-system-arm" }, { "qemu-system-arm", "qemu-system-arm" },
 		{ "qemu-system-ppc64", "qemu-system-ppc" },  { "qemu-system-riscv64", "qemu-system-misc" },
+		{ "qemu-system-s390x", "qemu-system-misc" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
