@@ -223,8 +223,12 @@ unit: $(UNIT_BINS) $(INIT_HOST) $(TAPBOOT)
 deps:
 	$(Q)scripts/install-deps.sh check
 
+# Every kernel make check boots: each architecture's default Debian release, and Debian 13's
+# (6.12) for x86_64 and arm64 too, the second kernel generation.
 kernels:
 	$(Q)for a in $(INIT_ARCHES); do scripts/fetch-kernel.sh $$a >/dev/null || exit 1; done
+	$(Q)for a in $(filter x86_64 arm64,$(INIT_ARCHES)); do \
+		scripts/fetch-kernel.sh $$a trixie >/dev/null || exit 1; done
 
 # Small kernels with LKDTM (WARNING/BUG/Oops on demand), built once per machine and cached.
 test-kernels:

@@ -1,9 +1,11 @@
 #!/bin/bash
-# minimal-boot.sh ARCH minimal|naive: the boot baselines for bench/run.sh, hand-written QEMU
-# command lines booting Debian's kernel with one trivial TAP line and powering off.
+# minimal-boot.sh ARCH minimal|naive|zimage [RELEASE]: the boot baselines for bench/run.sh,
+# hand-written QEMU command lines booting Debian's kernel (from RELEASE, as
+# scripts/fetch-kernel.sh takes it) with one trivial TAP line and powering off.
 #   minimal: the best settings known here (README "How a run goes", measured by bench/run.sh): x86_64 q35 with qboot and the PVH vmlinux
 #            (tapboot's cached extraction, or scripts/extract-vmlinux from linux-source), arm64
-#            -cpu cortex-a57; bench/minimal-init.c as /init in a GNU cpio archive.
+#            -cpu cortex-a57; s390x s390-ccw-virtio with the image as Debian ships it; riscv64
+#            virt with Debian's OpenSBI; bench/minimal-init.c as /init in a GNU cpio archive.
 #   naive:   x86_64 -M pc with the bzImage, arm64 -cpu max; a busybox sh script as /init.
 #   zimage:  arm (armv7) only: the zImage as Debian ships it on virt with -cpu cortex-a15 (the
 #            way kunit_tool's qemu_configs/arm.py boots), bench/minimal-init.c as /init.
@@ -12,11 +14,12 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$TOP/build}
-arch=${1:?usage: minimal-boot.sh ARCH minimal|naive}
-mode=${2:?usage: minimal-boot.sh ARCH minimal|naive}
+arch=${1:?usage: minimal-boot.sh ARCH minimal|naive [RELEASE]}
+mode=${2:?usage: minimal-boot.sh ARCH minimal|naive [RELEASE]}
+release=${3:-}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot
-kernel=$("$TOP/scripts/fetch-kernel.sh" "$arch")
-dir=$OUT/bench/boot/$arch-$mode
+kernel=$("$TOP/scripts/fetch-kernel.sh" "$arch" $release)
+dir=$OUT/bench/boot/$arch-$mode${release:+-$release}
 cpio=$dir/initramfs.cpio
 
 build_image() {
@@ -83,11 +86,17 @@ arm64-minimal)
 arm64-naive)
 	cmd=(qemu-system-aarch64 -M virt -cpu max "${common[@]}" -kernel "$kernel"
 		-append "console=ttyAMA0 panic=-1 quiet rdinit=/init") ;;
+s390x-minimal)
+	cmd=(qemu-system-s390x -M s390-ccw-virtio -cpu qemu "${common[@]}" -kernel "$kernel"
+		-append "console=ttysclp0 panic=-1 quiet rdinit=/init") ;;
+riscv64-minimal)
+	cmd=(qemu-system-riscv64 -M virt -cpu rv64 -bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+		"${common[@]}" -kernel "$kernel" -append "console=ttyS0 panic=-1 quiet rdinit=/init") ;;
 arm-zimage)
 	cmd=(qemu-system-arm -M virt,highmem=off -cpu cortex-a15 "${common[@]}" -kernel "$kernel"
 		-append "console=ttyAMA0 panic=-1 quiet rdinit=/init") ;;
 *)
-	echo "minimal-boot: unsupported '$arch $mode' (x86_64 or arm64: minimal or naive; arm: zimage)" >&2
+	echo "minimal-boot: unsupported '$arch $mode' (x86_64 or arm64: minimal or naive; s390x, riscv64: minimal; arm: zimage)" >&2
 	exit 2 ;;
 esac
 log=$dir/console.log

@@ -317,11 +317,16 @@ static int status_rank(int st)
 
 /* --kernel debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched when not cached: into
  * *out the image's path and the arch the spec names unless --arch gave one (both in own[0] and
- * own[1], for the caller to free); any other --kernel as it is. -1 after a message. */
+ * own[1], for the caller to free); O=DIR is the build directory DIR (make's O=, as a user
+ * types it); any other --kernel as it is. -1 after a message. */
 static int resolve_target(const struct run_target *t, struct run_target *out, char *own[2])
 {
 	*out = *t;
 	own[0] = own[1] = NULL;
+	if (!strncmp(t->kernel, "O=", 2)) {
+		out->kernel = t->kernel + 2;
+		return 0;
+	}
 	if (strncmp(t->kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
 		return 0;
 	own[0] = cli_kernel_spec(t->kernel, t->arch, &own[1]);

@@ -21,6 +21,7 @@ void arch_config_init(struct arch_config *c)
 	memset(c, 0, sizeof(*c));
 	strlist_init(&c->image_paths);
 	strlist_init(&c->uname_machine);
+	strlist_init(&c->kconfig_console);
 }
 
 void arch_config_release(struct arch_config *c)
@@ -29,12 +30,14 @@ void arch_config_release(struct arch_config *c)
 			  &c->debian_arch,   &c->debian_kernel, &c->cross_compile, &c->sysroot,
 			  &c->elf_data,	     &c->qemu,	    &c->machine,       &c->machine_bzimage,
 			  &c->cpu_tcg,	     &c->cpu_kvm,	    &c->console,       &c->append,
-			  &c->qemu_args,     &c->bios,	    &c->multiarch,     &c->qemu_package };
+			  &c->qemu_args,     &c->bios,	    &c->multiarch,     &c->qemu_package,
+			  &c->debian_release };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
 	strlist_release(&c->image_paths);
 	strlist_release(&c->uname_machine);
+	strlist_release(&c->kconfig_console);
 	arch_config_init(c);
 }
 
@@ -55,6 +58,7 @@ static const struct key keys[] = {
 	STR(kconfig, true),
 	STR(debian_arch, false),
 	STR(debian_kernel, false),
+	STR(debian_release, false),
 	STR(cross_compile, true),
 	STR(sysroot, false),
 	STR(multiarch, false),
@@ -68,6 +72,7 @@ static const struct key keys[] = {
 	STR(cpu_tcg, false),
 	STR(cpu_kvm, false),
 	STR(console, true),
+	{ "kconfig_console", K_LIST, offsetof(struct arch_config, kconfig_console), false },
 	{ "memory", K_UINT, offsetof(struct arch_config, memory_mb), false },
 	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
 	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },

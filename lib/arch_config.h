@@ -16,6 +16,9 @@ struct arch_config {
 	char *kconfig; /* the .config symbol that says this arch (CONFIG_X86_64) */
 	char *debian_arch; /* dpkg architecture (amd64) */
 	char *debian_kernel; /* package to fetch, may be empty */
+	/* the Debian release scripts/fetch-kernel.sh takes it from when none is named (empty:
+	 * bookworm; riscv64's first kernel is trixie's) */
+	char *debian_release;
 	char *cross_compile; /* toolchain prefix */
 	char *sysroot; /* cross sysroot for shared libraries */
 	char *multiarch; /* Debian's multiarch triple (library directories), may be NULL */
@@ -29,6 +32,8 @@ struct arch_config {
 	char *cpu_tcg; /* -cpu under TCG */
 	char *cpu_kvm; /* -cpu under KVM */
 	char *console; /* console= device */
+	/* the kernel options that driver needs built in (checked before booting, kconfig_check.h) */
+	struct strlist kconfig_console;
 	unsigned memory_mb;
 	unsigned smp;
 	struct strlist image_paths; /* where the image lives in a kernel build directory */

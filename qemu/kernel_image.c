@@ -1,6 +1,7 @@
 /* kernel_image.c: kernel image headers, and host-side decompression for PVH boots.
  * Formats: Documentation/arch/x86/boot.rst (bzImage), arm64/booting.rst, arm's zImage magic,
- * riscv's boot-image-header.rst, and ELF for vmlinux. */
+ * riscv's boot-image-header.rst, s390's entry-point table (arch/s390/boot/head.S), and ELF for
+ * vmlinux. */
 #include "kernel_image.h"
 
 #include <archive.h>
@@ -28,7 +29,8 @@
 const char *kernel_format_name(enum kernel_format f)
 {
 	static const char *const names[] = { "unknown", "bzImage", "arm64 Image", "zImage",
-					     "riscv Image", "ELF vmlinux", "gzip" };
+					     "riscv Image", "ELF vmlinux", "gzip",
+					     "s390 image" };
 	return (unsigned)f < ARRAY_SIZE(names) ? names[f] : "unknown";
 }
 
@@ -143,6 +145,17 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 		k->arch = "arm";
 	} else if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) {
 		k->format = KERNEL_GZIP;
+	} else {
+		/* An s390 image has no magic at its start (its IPL PSW and channel programs); the
+		 * kernel's ABI table of entry points, "S390EP", is at 0x10008 (head.S EP_OFFSET),
+		 * where QEMU's s390 loader looks for it too. */
+		unsigned char ep[6];
+
+		if (pread(fd, ep, sizeof(ep), 0x10008) == (ssize_t)sizeof(ep) &&
+		    !memcmp(ep, "S390EP", 6)) {
+			k->format = KERNEL_S390_IMAGE;
+			k->arch = "s390x";
+		}
 	}
 	close(fd);
 	return 0;

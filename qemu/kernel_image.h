@@ -14,13 +14,14 @@ enum kernel_format {
 	KERNEL_RISCV_IMAGE, /* "RSC\x05" at 56 */
 	KERNEL_ELF, /* vmlinux */
 	KERNEL_GZIP, /* Image.gz and the like: QEMU decompresses them itself */
+	KERNEL_S390_IMAGE, /* "S390EP" at 0x10008: arch/s390/boot/bzImage */
 };
 
 struct kernel_image {
 	enum kernel_format format;
-	/* From the header: "x86_64", "i386", "arm64", "arm", "riscv64", "ppc64le", or NULL when
-	 * the header does not say (arm64 Image.gz). Not owned: a literal, or elf_arch below (so
-	 * a copy of the struct must not outlive the original). */
+	/* From the header: "x86_64", "i386", "arm64", "arm", "riscv64", "ppc64le", "s390x", or NULL
+	 * when the header does not say (arm64 Image.gz). Not owned: a literal, or elf_arch below
+	 * (so a copy of the struct must not outlive the original). */
 	const char *arch;
 	char elf_arch[32]; /* KERNEL_ELF: the configs' arch for its ELF machine, class and data */
 	unsigned elf_machine; /* for KERNEL_ELF */

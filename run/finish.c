@@ -294,5 +294,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	strbuf_release(&errors);
 	crash_sig_free(crash);
 	results_release(&res);
+	if (status == EXIT_VM) /* a kernel that died before the init: its last lines, and why */
+		kconfig_check_postmortem(r->dir, r->kernel_config, &r->kneeds);
 	return status;
 }

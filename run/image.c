@@ -8,6 +8,7 @@
 #include "accel.h"
 #include "cache.h"
 #include "error.h"
+#include "kconfig_check.h"
 #include "kselftest.h"
 #include "paths.h"
 #include "proc.h"
@@ -185,9 +186,17 @@ static int kselftest_input(struct run *r)
 	return ret;
 }
 
-int run_build_image(struct run *r)
+int run_build_image(struct run *r, bool check_kconfig)
 {
 	add_test_inputs(r);
+	/* the kernel options this run needs, from the kernel's config, before anything is built */
+	r->kneeds = (struct kconfig_needs){&r->cfg, builder_compress_name(r->o->image.compress),
+					   false, r->o->image.load_modules.n > 0};
+	r->kneeds.scripts =
+		kconfig_inputs_have_script((const char *const *)r->inputs.v, r->inputs.n) ||
+		(r->o->kselftest && kconfig_inputs_have_script(&r->o->kselftest, 1));
+	if (check_kconfig && kconfig_check_run(r->kernel_config, &r->kneeds, r->o->quiet) < 0)
+		return -1;
 	if (r->o->kselftest && kselftest_input(r) < 0)
 		return -1;
 	return build_image(r);

@@ -358,14 +358,15 @@ static void remove_results_dir(struct run *r)
 }
 
 /* The kernel, the results directory and the initramfs (an absolute path), for a boot and for
- * an export alike. -1 after a message, the results directory removed when this run made it. */
-static int prepare_image(struct run *r)
+ * an export alike (check_kconfig: the kernel's config first, kconfig_check_run). -1 after a
+ * message, the results directory removed when this run made it. */
+static int prepare_image(struct run *r, bool check_kconfig)
 {
 	char *a;
 
 	if (resolve_kernel(r) < 0 || make_results_dir(r) < 0)
 		return -1;
-	if (run_build_image(r) < 0) {
+	if (run_build_image(r, check_kconfig) < 0) {
 		remove_results_dir(r);
 		return -1;
 	}
@@ -380,7 +381,7 @@ int run_prepare(struct run *r)
 	struct durations d;
 	char *dpath;
 
-	if (prepare_image(r) < 0)
+	if (prepare_image(r, true) < 0)
 		return -1;
 	if (r->o->qemu) {
 		free(r->cfg.qemu);
@@ -419,7 +420,8 @@ int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 
 	memset(x, 0, sizeof(*x));
 	strlist_init(&x->tests);
-	if (prepare_image(r) < 0)
+	/* as lava-job always did: the lab's kernel may not be the one given here */
+	if (prepare_image(r, false) < 0)
 		return -1;
 	t = xasprintf("%s/tests", r->dir);
 	rmdir(t); /* run's per-test logs: a LAVA job has none */

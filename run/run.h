@@ -12,6 +12,7 @@
 
 #include "arch_config.h"
 #include "builder.h"
+#include "kconfig_check.h"
 #include "launch.h"
 #include "line_tag.h"
 #include "plan.h"
@@ -79,6 +80,7 @@ struct run {
 	char nonce[33];
 	unsigned char key[LINE_TAG_KEY_LEN]; /* the init tags its lines with it (line_tag.h) */
 	struct plan plan;
+	struct kconfig_needs kneeds; /* what this run asks of the kernel's config (image.c) */
 	struct strlist inputs; /* the builder's inputs: the tests, and the kselftest manifest */
 	struct vm *vms;	       /* nvms: the shards and the disruptive tests' own VMs */
 	size_t nvms;
@@ -162,8 +164,9 @@ char *run_fetch_busybox(const char *arch);
 /* ---- between run/'s files ---- */
 
 /* The builder's inputs (the tests with {arch} expanded, the kselftest manifest in the results
- * directory) into r->initrd, the plan into r->plan (image.c). -1 after a message. */
-int run_build_image(struct run *r);
+ * directory) into r->initrd, the plan into r->plan (image.c); with check_kconfig, first the
+ * kernel's config against what the run needs (kconfig_check_run). -1 after a message. */
+int run_build_image(struct run *r, bool check_kconfig);
 
 /* The kernel image's sha256, computed at most once per run (prepare.c); NULL after a message. */
 const char *run_kernel_sha256(struct run *r);

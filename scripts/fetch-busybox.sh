@@ -11,6 +11,8 @@ conf="$(conf_dir)/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-busybox: no such architecture '$arch' ($conf)" >&2; exit 2; }
 debarch=$(sed -n "s/^debian_arch[[:space:]]*=[[:space:]]*//p" "$conf")
 [ -n "$debarch" ] || { echo "fetch-busybox: $conf has no debian_arch" >&2; exit 2; }
+# The release the architecture's kernel comes from: bookworm has no riscv64 packages at all.
+release=$(sed -n "s/^debian_release[[:space:]]*=[[:space:]]*//p" "$conf")
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot/busybox/$arch
 bb="$cache/bin/busybox"
 if [ -x "$bb" ]; then
@@ -20,7 +22,7 @@ fi
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-apt_state "$debarch" fetch-busybox
+apt_state "$debarch" fetch-busybox ${release:+"$release"}
 echo "fetch-busybox: downloading busybox-static:$debarch" >&2
 # shellcheck disable=SC2086
 if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2); then

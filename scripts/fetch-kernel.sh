@@ -10,6 +10,8 @@ release=${2:-}
 . "$(dirname "$0")/apt-state.sh"
 conf="$(conf_dir)/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-kernel: no such architecture '$arch' ($conf)" >&2; exit 2; }
+# Without RELEASE, the config's debian_release (riscv64: trixie, since bookworm has no riscv64).
+[ -n "$release" ] || release=$(sed -n "s/^debian_release[[:space:]]*=[[:space:]]*//p" "$conf")
 case $release in
 '' | *[!a-z0-9-]*) [ -z "$release" ] || { echo "fetch-kernel: '$release' is no Debian release name (bookworm, trixie, ...)" >&2; exit 2; } ;;
 esac
@@ -47,7 +49,7 @@ if [ -z "$pkg" ]; then
 	apt-get $aptopts update -q >&2 || true
 	pkg=$(resolve)
 fi
-[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch${release:+ in $release}" >&2; exit 1; }
+[ -n "$pkg" ] || { echo "fetch-kernel: cannot resolve $meta for $debarch${release:+ in Debian $release (does $release ship it?)}" >&2; exit 1; }
 pkg=${pkg%:*}
 # shellcheck disable=SC2086
 info=$(apt-cache $aptopts show --no-all-versions "$pkg:$debarch" 2>/dev/null || true)

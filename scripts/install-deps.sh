@@ -6,7 +6,7 @@ set -eu
 need_build="gcc make pkg-config libarchive-dev libelf-dev nettle-dev zlib1g-dev liblzma-dev"
 need_run="qemu-system-x86 qemu-system-arm kmod cpio libarchive-tools busybox-static xz-utils zstd lz4 gzip"
 need_cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
-need_more_cross="gcc-i686-linux-gnu libc6-dev-i386-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-ppc qemu-system-misc"
+need_more_cross="gcc-i686-linux-gnu libc6-dev-i386-cross gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-system-ppc qemu-system-misc opensbi"
 need_check="libxml2-utils python3 clang jq python3-jsonschema dpkg-dev debhelper lintian mandoc bc flex bison linux-source-6.1"  # python3-jsonschema: kcidb.json checks; dpkg-dev..mandoc: the .deb and man pages (70-install); bc..linux-source-6.1: scripts/build-test-kernel.sh
 
 what=${1:-check}

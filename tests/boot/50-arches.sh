@@ -1,10 +1,11 @@
 #!/bin/bash
-# 50-arches.sh: real boots on every other architecture Debian 12 ships a kernel and a cross
-# compiler for (i386, arm, ppc64le; x86_64 and arm64 boot in the other tests): static, dynamic
-# and shell-script tests, the architecture read from each kernel image.
+# 50-arches.sh: real boots on every other architecture Debian ships a kernel and a cross compiler
+# for (i386, arm, ppc64le, s390x from Debian 12; riscv64 from Debian 13 under Debian's OpenSBI;
+# x86_64 and arm64 boot in the other tests): static, dynamic and shell-script tests, the
+# architecture read from each kernel image.
 . "$(dirname "$0")/lib.sh"
 
-for arch in i386 arm ppc64le; do
+for arch in i386 arm ppc64le s390x riscv64; do
 	k=$(kernel "$arch")
 	g=$GUEST/$arch
 	[ -x "$g/static/pass" ] || bail "guest tests for $arch are not built: make INIT_ARCHES=$arch (needs its cross compiler)"
@@ -18,6 +19,12 @@ for arch in i386 arm ppc64le; do
 		"$arch: static, dynamic and script verdicts"
 	is "$(jq -r .complete "$d/results.json")" true "$arch: complete"
 done
+
+# s390x: Debian 12's 6.1; riscv64: Debian 13's 6.12 started by Debian's OpenSBI (package opensbi)
+like "$(jq -r .kernel_release "$WORK/s390x/results.json")" '^6\.1\.0-[0-9]+-s390x$' "s390x: Debian 12's kernel"
+like "$(jq -r .kernel_release "$WORK/riscv64/results.json")" '^6\.12\.[0-9]+\+deb13-riscv64$' "riscv64: Debian 13's kernel"
+like "$(grep '^exec' "$WORK/riscv64/reproduce.sh")" ' -bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic\.bin ' \
+	"riscv64: Debian's OpenSBI is the firmware"
 
 # arm: the zImage's Image is unpacked on the host (a uImage in the cache, loaded at RAM +
 # TEXT_OFFSET: 0x40208000 for Debian's armmp kernel on virt) and booted above; --boot-as-is

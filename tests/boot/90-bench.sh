@@ -6,6 +6,8 @@
 
 need qemu-system-x86_64 qemu-system-x86
 need qemu-system-aarch64 qemu-system-arm
+need qemu-system-s390x qemu-system-misc
+need qemu-system-riscv64 qemu-system-misc
 need cpio cpio
 need bsdcpio libarchive-tools
 need zstd zstd
@@ -39,6 +41,8 @@ for r in \
 	"boot to result, arm64, one test: tapboot run vs minimal" \
 	"boot to result, arm64, one test: tapboot run vs naive" \
 	"boot to result, arm (armv7), one test: tapboot run (Image unpacked" \
+	"boot to result, s390x, one test: tapboot run vs minimal" \
+	"boot to result, riscv64, one test: tapboot run vs minimal" \
 	"per-test time in the guest, x86_64" \
 	"per-test time in the guest, arm64" \
 	"kselftest suite, x86_64 (" \

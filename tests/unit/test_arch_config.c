@@ -142,6 +142,36 @@ static void test_find(void)
 	k = arch_config_find_kconfig(cfgdir, dot);
 	check_str(k, "x86_64");
 	free(k);
+	/* s390x is big-endian: the same machine number little-endian is no architecture */
+	a = arch_config_find_elf(cfgdir, 22, 64, true);
+	check_str(a, "s390x");
+	free(a);
+	a = arch_config_find_elf(cfgdir, 22, 64, false);
+	check(a == NULL);
+	free(a);
+	dot = test_write_file("dotconfig-s390", "CONFIG_S390=y\nCONFIG_64BIT=y\n", 28, 0);
+	k = arch_config_find_kconfig(cfgdir, dot);
+	check_str(k, "s390x");
+	free(k);
+}
+
+/* riscv64's kernel comes from Debian 13: the release scripts/fetch-kernel.sh takes by default */
+static void test_release(void)
+{
+	struct arch_config c;
+
+	arch_config_init(&c);
+	check_int(arch_config_load(&c, TAPBOOT_SRCDIR "/configs", "riscv64"), ==, 0);
+	check_str(c.debian_release, "trixie");
+	check_str(c.debian_kernel, "linux-image-riscv64");
+	check_str(c.bios, "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin");
+	arch_config_release(&c);
+	arch_config_init(&c);
+	check_int(arch_config_load(&c, TAPBOOT_SRCDIR "/configs", "s390x"), ==, 0);
+	check(c.debian_release == NULL);
+	check_str(c.debian_kernel, "linux-image-s390x");
+	check_str(c.console, "ttysclp0");
+	arch_config_release(&c);
 }
 
 int main(void)
@@ -151,5 +181,6 @@ int main(void)
 	TEST(test_shipped_configs, "every configs/*.conf loads");
 	TEST(test_unknown_arch, "an unknown arch lists the known ones");
 	TEST(test_find, "arch from ELF machine and from a .config");
+	TEST(test_release, "riscv64 from Debian 13 with Debian's OpenSBI; s390x from Debian 12");
 	return test_done();
 }

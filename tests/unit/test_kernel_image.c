@@ -53,6 +53,25 @@ static void test_headers(void)
 	check_int(kernel_image_probe(write_hdr("rv", h, 64), &k), ==, 0);
 	check_str(k.arch, "riscv64");
 
+	/* s390: "S390EP" at 0x10008, past the first KiB the probe reads; a shorter file or
+	 * another string there is no s390 image */
+	{
+		size_t n = 0x10010;
+		unsigned char *s = calloc(1, n);
+
+		memcpy(s + 0x10008, "S390EP", 6);
+		check_int(kernel_image_probe(write_hdr("s390", s, n), &k), ==, 0);
+		check_int(k.format, ==, KERNEL_S390_IMAGE);
+		check_str(k.arch, "s390x");
+		check_str(kernel_format_name(k.format), "s390 image");
+		s[0x1000d] = 'X';
+		check_int(kernel_image_probe(write_hdr("s390-bad", s, n), &k), ==, 0);
+		check_int(k.format, ==, KERNEL_UNKNOWN);
+		check_int(kernel_image_probe(write_hdr("s390-short", s, 0x1000a), &k), ==, 0);
+		check_int(k.format, ==, KERNEL_UNKNOWN);
+		free(s);
+	}
+
 	memset(h, 0, sizeof(h));
 	check_int(kernel_image_probe(write_hdr("junk", h, 100), &k), ==, 0);
 	check_int(k.format, ==, KERNEL_UNKNOWN);
@@ -73,6 +92,11 @@ static void test_elf(void)
 	check_int(k.format, ==, KERNEL_ELF);
 	check_str(k.arch, "ppc64le");
 	check(!k.has_pvh);
+	/* s390x: 64-bit big-endian, the machine number in big-endian order */
+	e.e_ident[EI_DATA] = ELFDATA2MSB;
+	e.e_machine = (Elf64_Half)(EM_S390 << 8);
+	check_int(kernel_image_probe(write_hdr("vmlinux-s390", (void *)&e, sizeof(e)), &k), ==, 0);
+	check_str(k.arch, "s390x");
 	/* this test program is an ELF for the host */
 	check_int(kernel_image_probe("/proc/self/exe", &k), ==, 0);
 	check_str(k.arch, "x86_64");
@@ -291,7 +315,7 @@ static void test_unpack_zimage(void)
 
 int main(void)
 {
-	TEST(test_headers, "bzImage, arm64 Image, zImage, riscv Image headers");
+	TEST(test_headers, "bzImage, arm64 Image, zImage, riscv Image, s390 image headers");
 	TEST(test_elf, "ELF vmlinux machine and endianness");
 	TEST(test_missing, "a missing kernel is named");
 	TEST(test_sha256, "sha256 of a file (FIPS 180-2 'abc' vector)");

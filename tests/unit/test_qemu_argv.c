@@ -102,13 +102,13 @@ static void test_arm64(void)
 	free(s);
 }
 
-/* Debian 12 ships no riscv64 kernel: the command line is what can be checked here. */
+/* The other architectures' lines (their real boots are in tests/boot/50-arches.sh). */
 static void test_others(void)
 {
 	char *s = argv_for("riscv64", QEMU_ACCEL_TCG, false, NULL);
 
 	check_str(s, "qemu-system-riscv64 -M virt -accel tcg,thread=multi -cpu rv64 -m 512 -smp 2 "
-		     "-no-reboot -display none -monitor none -serial stdio -nic none -kernel K -initrd I "
+		     "-bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin -no-reboot -display none -monitor none -serial stdio -nic none -kernel K -initrd I "
 		     "-append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 tapboot.nonce=ab'");
 	free(s);
@@ -124,6 +124,13 @@ static void test_others(void)
 	free(s);
 	s = argv_for("i386", QEMU_ACCEL_TCG, true, NULL);
 	check(strstr(s, "qemu-system-i386 -M pc ") == s);
+	free(s);
+	/* s390x: the console is the SCLP VT220 line QEMU attaches -serial to */
+	s = argv_for("s390x", QEMU_ACCEL_TCG, false, NULL);
+	check(strstr(s, "qemu-system-s390x -M s390-ccw-virtio -accel tcg,thread=multi -cpu qemu ") ==
+	      s);
+	check(strstr(s, "-serial stdio ") != NULL);
+	check(strstr(s, "'console=ttysclp0 panic=-1 ") != NULL);
 	free(s);
 }
 
@@ -148,7 +155,7 @@ int main(void)
 	TEST(test_x86_64, "x86_64: q35 under TCG and KVM");
 	TEST(test_tcg_single, "thread=single when asked, under TCG only");
 	TEST(test_arm64, "arm64: virt, CPU override");
-	TEST(test_others, "riscv64, ppc64le, arm, i386 command lines");
+	TEST(test_others, "riscv64, ppc64le, arm, i386, s390x command lines");
 	TEST(test_no_nic, "no default NIC (-nic none) for every architecture, TCG and KVM");
 	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
 	return test_done();
