@@ -12,8 +12,10 @@ conf="$(conf_dir)/$arch.conf"
 [ -f "$conf" ] || { echo "fetch-kernel: no such architecture '$arch' ($conf)" >&2; exit 2; }
 # Without RELEASE, the config's debian_release (riscv64: trixie, since bookworm has no riscv64).
 [ -n "$release" ] || release=$(sed -n "s/^debian_release[[:space:]]*=[[:space:]]*//p" "$conf")
+# The releases whose kernels tapboot is tested with (make check boots both generations).
 case $release in
-'' | *[!a-z0-9-]*) [ -z "$release" ] || { echo "fetch-kernel: '$release' is no Debian release name (bookworm, trixie, ...)" >&2; exit 2; } ;;
+'' | bookworm | trixie) ;;
+*) echo "fetch-kernel: unknown Debian release '$release' (usage: fetch-kernel.sh ARCH [bookworm|trixie])" >&2; exit 2 ;;
 esac
 # The machine's own release needs no second cache.
 host_release=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null || true)

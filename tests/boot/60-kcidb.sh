@@ -26,8 +26,8 @@ is "$(jq -r '[.checkouts[], .builds[], .tests[]] | map(.origin) | unique | join(
 is "$(jq -r '.tests[] | select(.path == "kunit.example.example_params_test.example_value_3") | .status' "$WORK/kunit/kcidb.json")" \
 	SKIP "KUnit parameterised case: path in v5's charset"
 is "$(jq -r '[.tests[] | select(.comment)] | map([.path, .status, .comment, (.log_excerpt | test("Kernel panic - not syncing"))] | tostring) | join(" ")' "$WORK/r1/kcidb.json")" \
-	'["tapboot.panic","FAIL","Kernel panic - not syncing: sysrq triggered crash",true]' \
-	"the crashed test carries the crash title and its log as excerpt"
+	'["tapboot.panic","FAIL","kernel panic: sysrq triggered crash",true]' \
+	"the crashed test carries the crash's syzkaller-style title (crash_sig) and its log as excerpt"
 "$TAPBOOT" parse --format kcidb --kcidb-origin My-Lab "$FX/tap/kunit-ktap.log" >/dev/null 2>"$WORK/err-origin"
 is "$?" 2 "a bad --kcidb-origin: exit 2"
 like "$(cat "$WORK/err-origin")" "^tapboot: --kcidb-origin wants lower-case letters, digits and '_' \(KCIDB's origin\), got 'My-Lab'$" \
