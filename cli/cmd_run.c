@@ -1945,6 +1945,22 @@ static int finish_run(struct run *r, const char *cmd_line)
 	return status;
 }
 
+/* An empty run: what cmd_run_one and run_export both start from. */
+static void run_init(struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	strlist_init(&r->o.filters);
+	strlist_init(&r->o.load_modules);
+	strlist_init(&r->o.ks_targets);
+	strlist_init(&r->o.ks_skip_targets);
+	strlist_init(&r->o.ks_tests);
+	strlist_init(&r->o.expect_skip);
+	strlist_init(&r->inputs);
+	arch_config_init(&r->cfg);
+	plan_init(&r->plan);
+	r->start = now_s();
+}
+
 static int cmd_run_one(int argc, char **argv)
 {
 	struct run r;
@@ -1954,17 +1970,7 @@ static int cmd_run_one(int argc, char **argv)
 	struct strbuf cl = STRBUF_INIT;
 	struct kconfig_needs kn;
 
-	memset(&r, 0, sizeof(r));
-	strlist_init(&r.o.filters);
-	strlist_init(&r.o.load_modules);
-	strlist_init(&r.o.ks_targets);
-	strlist_init(&r.o.ks_skip_targets);
-	strlist_init(&r.o.ks_tests);
-	strlist_init(&r.o.expect_skip);
-	strlist_init(&r.inputs);
-	arch_config_init(&r.cfg);
-	plan_init(&r.plan);
-	r.start = now_s();
+	run_init(&r);
 	r.tty = isatty(2);
 
 	strbuf_addstr(&cl, "tapboot");
@@ -2235,18 +2241,8 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 	int status = EXIT_USAGE;
 
 	memset(x, 0, sizeof(*x));
-	memset(&r, 0, sizeof(r));
+	run_init(&r);
 	memset(&vm, 0, sizeof(vm));
-	strlist_init(&r.o.filters);
-	strlist_init(&r.o.load_modules);
-	strlist_init(&r.o.ks_targets);
-	strlist_init(&r.o.ks_skip_targets);
-	strlist_init(&r.o.ks_tests);
-	strlist_init(&r.o.expect_skip);
-	strlist_init(&r.inputs);
-	arch_config_init(&r.cfg);
-	plan_init(&r.plan);
-	r.start = now_s();
 	if (parse_opts(&r.o, argc, argv) < 0 || resolve_kernel(&r) < 0 || make_results_dir(&r) < 0)
 		goto out;
 	for (size_t i = 0; i < r.o.ntests; i++)
