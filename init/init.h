@@ -40,6 +40,15 @@ struct init_options {
 	unsigned *only;		   /* tapboot.only= plan numbers (1-based), owned */
 	size_t n_only;
 	size_t output_max;
+	/* Snapshot boot (protocol.h): tapboot.handoff=1 on the command line makes the init wait for
+	 * a line of per-VM parameters; the key, seed and time are taken only from that line. */
+	bool handoff;
+	bool in_handoff; /* parsing the handoff line now */
+	bool have_key, have_seed, have_time;
+	unsigned char key[16];
+	unsigned char seed[32];
+	long long time_s;
+	long time_ns;
 	struct strlist warnings; /* bad parameters, printed as diagnostics; owned */
 };
 
@@ -48,6 +57,8 @@ void init_options_release(struct init_options *o);
 /* Parse a kernel command line (words separated by spaces, "double quotes" group). Unknown
  * words are ignored (they belong to the kernel); bad tapboot.* values become warnings. */
 void init_options_parse(struct init_options *o, const char *cmdline);
+/* The same for the host's handoff line, where tapboot.key=, .seed= and .time= are allowed. */
+void init_options_parse_handoff(struct init_options *o, const char *line);
 /* Indices into plan->tests of the tests to report, in plan order; caller frees. */
 size_t *init_select(const struct plan *p, const struct init_options *o, size_t *n);
 
@@ -131,6 +142,9 @@ struct init_ctx {
 	bool keyed;
 	unsigned char key[16];
 	uint64_t tag_seq; /* of the last tagged line */
+	/* snapshot boot: the plan's modules were loaded before the ready point; what that said */
+	bool modules_loaded;
+	struct strbuf module_diag;
 	struct strbuf tagged; /* init_flush's scratch */
 };
 
@@ -180,6 +194,12 @@ void init_load_modules(const struct strlist *modules, const char *root, struct s
 
 /* A whole file, NUL-terminated (caller frees); NULL with errno set. */
 char *init_read_file(const char *path, size_t *len);
+
+/* Snapshot boot's ready point (handoff.c): print TAPBOOT_READY_LINE on fd out, read one line
+ * from fd in with echo off (a terminal's settings restored after), parse it into c->opt, then
+ * apply it: the key, fresh randomness for the kernel's RNG, the wall clock. 0, or -1 with a
+ * reason in *why (owned). */
+int init_handoff(struct init_ctx *c, int in, int out, char **why);
 
 /* PID 1 set-up: mounts and console. Returns 0 or -1 with a reason in *why (owned). */
 int init_setup_pid1(char **why, struct strbuf *diag);

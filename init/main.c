@@ -26,6 +26,7 @@ static void ctx_init(struct init_ctx *c)
 	init_options_init(&c->opt);
 	strbuf_init(&c->out);
 	strbuf_init(&c->tagged);
+	strbuf_init(&c->module_diag);
 }
 
 static void ctx_release(struct init_ctx *c)
@@ -37,6 +38,7 @@ static void ctx_release(struct init_ctx *c)
 	init_options_release(&c->opt);
 	strbuf_release(&c->out);
 	strbuf_release(&c->tagged);
+	strbuf_release(&c->module_diag);
 }
 
 /* Read and parse the plan; on failure *why says why (owned). */
@@ -78,18 +80,29 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 	if (init_setup_pid1(&why, &c->out) < 0)
 		bail_out(c, why);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	init_flush(c);
-	if (c->sigfd < 0)
-		bail_out(c, "cannot create a signalfd");
 	cmdline = init_read_file("/proc/cmdline", &len);
 	if (cmdline) {
 		init_options_parse(&c->opt, cmdline);
 		free(cmdline);
 	}
+	/* Snapshot boot: what is printed before the handoff waits for its key (every line the
+	 * host takes as the init's is tagged). */
+	if (!c->opt.handoff)
+		init_flush(c);
+	if (c->sigfd < 0)
+		bail_out(c, "cannot create a signalfd");
 	if (load_plan(&plan, TAPBOOT_PLAN_PATH, &why) < 0)
 		bail_out(c, why);
 	c->kernel.kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	c->kernel.taint_path = "/proc/sys/kernel/tainted";
+	if (c->opt.handoff) {
+		/* The ready point: everything every VM of the run shares is done. */
+		if (plan.modules.n)
+			init_load_modules(&plan.modules, c->root, &c->module_diag);
+		c->modules_loaded = true;
+		if (init_handoff(c, 0, 1, &why) < 0)
+			bail_out(c, why);
+	}
 	init_run_plan(c, &plan);
 	init_power_off();
 }
@@ -97,7 +110,8 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 static const char usage[] =
 	"usage: init-host --plan FILE [--cmdline STRING] [--root DIR] [--kmsg FILE]\n"
 	"                 [--tainted FILE] [--grace-ms N] [--key-file FILE]\n"
-	"Runs the init's logic without being PID 1: no mounting, the console stream on stdout,\n"
+	"Runs the init's logic without being PID 1: no mounting, the console stream on stdout\n"
+	"(with tapboot.handoff=1 in --cmdline: the ready line first, then a line read from stdin),\n"
 	"exit 0 when no test failed, 1 when one did, 2 for bad usage or a bad plan.\n";
 
 static int host_main(struct init_ctx *c, int argc, char **argv)
@@ -172,6 +186,13 @@ static int host_main(struct init_ctx *c, int argc, char **argv)
 		free(why);
 		plan_release(&plan);
 		return EXIT_USAGE;
+	}
+	if (c->opt.handoff && init_handoff(c, 0, 1, &why) < 0) {
+		tap_bail_out(&c->out, why);
+		init_flush(c);
+		free(why);
+		plan_release(&plan);
+		return EXIT_VM;
 	}
 	failures = init_run_plan(c, &plan);
 	plan_release(&plan);

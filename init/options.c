@@ -47,12 +47,75 @@ static void bad(struct init_options *o, const char *key, const char *value, cons
 	free(w);
 }
 
+/* n bytes from 2n hex digits, all of s. */
+static bool parse_hex(const char *s, unsigned char *out, size_t n)
+{
+	if (strlen(s) != 2 * n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = 0;
+
+		for (int j = 0; j < 2; j++) {
+			char ch = s[2 * i + (size_t)j];
+			unsigned d = ch >= '0' && ch <= '9'   ? (unsigned)(ch - '0')
+				     : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10)
+							      : 16u;
+
+			if (d == 16)
+				return false;
+			v = v * 16 + d;
+		}
+		out[i] = (unsigned char)v;
+	}
+	return true;
+}
+
+/* tapboot.key=, .seed= and .time=: only on the handoff line (the command line is readable by
+ * every test in /proc/cmdline, the handoff line is not kept anywhere). */
+static bool parse_handoff_word(struct init_options *o, const char *w)
+{
+	static const char *const keys[] = {TAPBOOT_ARG_KEY, TAPBOOT_ARG_SEED, TAPBOOT_ARG_TIME};
+	const char *val = NULL, *key = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys) && !key; i++)
+		if (!strncmp(w, keys[i], strlen(keys[i])))
+			key = keys[i], val = w + strlen(keys[i]);
+	if (!key)
+		return false;
+	if (!o->in_handoff) {
+		bad(o, key, "...", "taken only from the host's handoff line");
+	} else if (key == keys[0]) {
+		o->have_key = parse_hex(val, o->key, sizeof(o->key));
+		if (!o->have_key)
+			bad(o, key, val, "expected 32 hex digits");
+	} else if (key == keys[1]) {
+		o->have_seed = parse_hex(val, o->seed, sizeof(o->seed));
+		if (!o->have_seed)
+			bad(o, key, val, "expected 64 hex digits");
+	} else {
+		char *end;
+
+		errno = 0;
+		o->time_s = strtoll(val, &end, 10);
+		o->time_ns = *end == '.' ? strtol(end + 1, &end, 10) : -1;
+		o->have_time = !errno && !*end && o->time_s > 0 && o->time_ns >= 0 &&
+			       o->time_ns < 1000000000;
+		if (!o->have_time)
+			bad(o, key, val, "expected SECONDS.NANOSECONDS");
+	}
+	return true;
+}
+
 static void parse_word(struct init_options *o, const char *w)
 {
 	unsigned long v, k;
 	const char *val;
 
-	if (!strncmp(w, TAPBOOT_ARG_NONCE, strlen(TAPBOOT_ARG_NONCE))) {
+	if (parse_handoff_word(o, w))
+		return;
+	if (!strcmp(w, TAPBOOT_ARG_HANDOFF)) {
+		o->handoff = true;
+	} else if (!strncmp(w, TAPBOOT_ARG_NONCE, strlen(TAPBOOT_ARG_NONCE))) {
 		free(o->nonce);
 		o->nonce = xstrdup(w + strlen(TAPBOOT_ARG_NONCE));
 	} else if (!strncmp(w, TAPBOOT_ARG_FILTER, strlen(TAPBOOT_ARG_FILTER))) {
@@ -145,6 +208,13 @@ void init_options_parse(struct init_options *o, const char *cmdline)
 		parse_word(o, word.buf);
 	}
 	strbuf_release(&word);
+}
+
+void init_options_parse_handoff(struct init_options *o, const char *line)
+{
+	o->in_handoff = true;
+	init_options_parse(o, line);
+	o->in_handoff = false;
 }
 
 static bool wanted(const struct plan *p, size_t i, const struct init_options *o)

@@ -54,7 +54,11 @@ unsigned init_run_plan(struct init_ctx *c, const struct plan *p)
 		free(w);
 	}
 	init_flush(c);
-	if (p->modules.n) {
+	if (c->modules_loaded) {
+		/* loaded before the ready point (snapshot boot): what that said goes here */
+		strbuf_add(&c->out, c->module_diag.buf, c->module_diag.len);
+		init_flush(c);
+	} else if (p->modules.n) {
 		init_load_modules(&p->modules, c->root, &c->out);
 		init_flush(c);
 	}

@@ -31,6 +31,17 @@
 /* run only these test numbers (1-based, in the plan): N, or a list like 1,4,7-9; repeatable */
 #define TAPBOOT_ARG_ONLY "tapboot.only="
 
+/* Snapshot boot (run/snapshot.c). With TAPBOOT_ARG_HANDOFF on the kernel command line the init
+ * does its set-up (mounts, the plan, modules), prints TAPBOOT_READY_LINE on the console and waits,
+ * echo off, for one line on the console's input: more parameters in the command line's syntax,
+ * the ones that differ per VM. The host may save the VM while it waits and start other VMs from
+ * that state; each gets its own line. Only there, never on the command line: */
+#define TAPBOOT_ARG_HANDOFF "tapboot.handoff=1"
+#define TAPBOOT_READY_LINE "tapboot-init: ready"
+#define TAPBOOT_ARG_KEY "tapboot.key="	 /* the run's secret, 32 hex digits */
+#define TAPBOOT_ARG_SEED "tapboot.seed=" /* 64 hex digits mixed into the kernel's RNG, reseeded */
+#define TAPBOOT_ARG_TIME "tapboot.time=" /* the host's CLOCK_REALTIME, SECONDS.NANOSECONDS */
+
 /* Where the builder puts things in the image. */
 #define TAPBOOT_PLAN_PATH "/tapboot/plan"
 #define TAPBOOT_TESTS_DIR "/tests"
