@@ -48,6 +48,11 @@ static const char run_usage[] =
 	"  -j, --jobs N|auto    shard the tests over N VMs at once (default 1, with --kselftest\n"
 	"                       auto: CPUs + 1, fewer if memory is short); with --disruptive\n"
 	"                       each disruptive test gets its own VM\n"
+	"  --isolate            every test in a VM of its own (from the snapshot: no test sees\n"
+	"                       the kernel state another left); with -j, that many at once\n"
+	"  --no-snapshot        boot every VM cold (default: the VM is saved at the init's\n"
+	"                       ready point once per kernel, image and QEMU command line, in\n"
+	"                       the cache, and every VM starts from that state)\n"
 	"  -q, --quiet          no live progress on stderr\n"
 	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
@@ -83,6 +88,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
 		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
 		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_BOOT_AS_IS, OPT_KCIDB_ORIGIN,
+		OPT_NO_SNAPSHOT, OPT_ISOLATE,
 	};
 	static const struct option longopts[] = {
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
@@ -104,6 +110,8 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
 		{ "boot-as-is", no_argument, NULL, OPT_BOOT_AS_IS },
+		{ "no-snapshot", no_argument, NULL, OPT_NO_SNAPSHOT },
+		{ "isolate", no_argument, NULL, OPT_ISOLATE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "kselftest", required_argument, NULL, OPT_KSELFTEST },
@@ -222,6 +230,12 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 				error("--boot-timeout wants whole seconds, got '%s'", optarg);
 				goto out;
 			}
+			break;
+		case OPT_NO_SNAPSHOT:
+			o->no_snapshot = true;
+			break;
+		case OPT_ISOLATE:
+			o->isolate = true;
 			break;
 		case OPT_BOOT_AS_IS:
 			o->boot_as_is = true;

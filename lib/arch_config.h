@@ -44,6 +44,9 @@ struct arch_config {
 	char *append; /* extra kernel command line */
 	char *qemu_args; /* extra QEMU arguments, split on spaces */
 	char *bios; /* -bios value, may be empty */
+	/* why QEMU cannot save and restore this machine (snapshot boot falls back to cold boots
+	 * and says this); empty: it can */
+	char *snapshot_off;
 };
 
 void arch_config_init(struct arch_config *c);

@@ -209,7 +209,7 @@ static unsigned long long cache_cap_bytes(void)
 
 void cache_prune(void)
 {
-	static const char *const dirs[] = {"segments", "vmlinux"};
+	static const char *const dirs[] = {"segments", "vmlinux", "snapshots"};
 	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION};
 	char *top = cache_path();
 	struct cache_entry *v = NULL;

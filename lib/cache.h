@@ -18,7 +18,7 @@ bool stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
 #define STAT_CACHE_SHA256 "sha256"
 #define STAT_CACHE_QEMU_VERSION "qemu-version"
 void stat_cache_put(const char *prefix, const char *file, const char *value);
-/* Cache upkeep, after every run and build: the segment and vmlinux caches are cut, least
+/* Cache upkeep, after every run and build: the segment, vmlinux and snapshot caches are cut, least
  * recently used first, to $TAPBOOT_CACHE_MB (default 2048) MiB, never removing what was used in
  * the last day; stat-cache entries whose file is gone or changed and temporary files older
  * than an hour go. Entries are marked used by their mtime. */

@@ -74,18 +74,20 @@ char *qemu_exit_text(int status)
 	return xstrdup("QEMU exited");
 }
 
-int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint)
+int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint,
+	       const struct qemu_spawn_io *io)
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, exec_err[2] = { -1, -1 };
+	int in[2] = { -1, -1 };
 	int child_errno = 0;
 	ssize_t n;
 
 	memset(p, 0, sizeof(*p));
 	p->pid = -1;
-	p->console_fd = p->stderr_fd = p->pid_fd = -1;
+	p->console_fd = p->stderr_fd = p->pid_fd = p->stdin_fd = -1;
 	strbuf_init(&p->err);
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
-	    pipe2(exec_err, O_CLOEXEC) < 0) {
+	    pipe2(exec_err, O_CLOEXEC) < 0 || (io && io->stdin_pipe && pipe2(in, O_CLOEXEC) < 0)) {
 		error_errno("cannot create a pipe");
 		goto out_close;
 	}
@@ -96,13 +98,20 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 	}
 	if (p->pid == 0) {
 		sigset_t none;
-		int devnull = open("/dev/null", O_RDONLY);
+		int stdin_from = in[0] >= 0 ? in[0] : open("/dev/null", O_RDONLY);
 
 		setpgid(0, 0);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+		if (stdin_from < 0 || dup2(stdin_from, 0) < 0 || dup2(out[1], 1) < 0 ||
+		    dup2(err[1], 2) < 0)
+			_exit(127);
+		/* dup2 clears close-on-exec on the copy: QEMU inherits exactly this one */
+		if (io && io->qmp_fd >= 0 &&
+		    (io->qmp_fd == QEMU_SPAWN_QMP_FD
+			     ? fcntl(QEMU_SPAWN_QMP_FD, F_SETFD, 0)
+			     : dup2(io->qmp_fd, QEMU_SPAWN_QMP_FD)) < 0)
 			_exit(127);
 		execvp(argv->v[0], argv->v);
 		child_errno = errno;
@@ -114,6 +123,9 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 	close(err[1]);
 	close(exec_err[1]);
 	out[1] = err[1] = exec_err[1] = -1;
+	if (in[0] >= 0)
+		close(in[0]);
+	in[0] = -1;
 	do
 		n = read(exec_err[0], &child_errno, sizeof(child_errno));
 	while (n < 0 && errno == EINTR);
@@ -132,6 +144,8 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 	}
 	p->console_fd = out[0];
 	p->stderr_fd = err[0];
+	p->stdin_fd = in[1];
+	in[1] = -1;
 #ifdef SYS_pidfd_open
 	/* QEMU closes the console a moment before it exits; without a pidfd, the watch loop
 	 * would notice the exit only at its next 200 ms tick (measured: 30 ms or 230 ms after
@@ -152,6 +166,8 @@ out_close:
 			close(err[i]);
 		if (exec_err[i] >= 0)
 			close(exec_err[i]);
+		if (in[i] >= 0)
+			close(in[i]);
 	}
 	return -1;
 }
@@ -210,7 +226,9 @@ void qemu_proc_release(struct qemu_proc *p)
 		close(p->stderr_fd);
 	if (p->pid_fd >= 0)
 		close(p->pid_fd);
-	p->console_fd = p->stderr_fd = p->pid_fd = -1;
+	if (p->stdin_fd >= 0)
+		close(p->stdin_fd);
+	p->console_fd = p->stderr_fd = p->pid_fd = p->stdin_fd = -1;
 	strbuf_release(&p->err);
 }
 

@@ -15,6 +15,7 @@ struct qemu_proc {
 	int console_fd; /* QEMU's stdout: the guest's serial console */
 	int stderr_fd; /* QEMU's own messages */
 	int pid_fd; /* pidfd_open(pid): readable when QEMU exits; -1 where the kernel has none */
+	int stdin_fd; /* the write end of QEMU's stdin (the console's input), or -1: /dev/null */
 	struct strbuf err; /* everything QEMU wrote to stderr */
 	int status; /* wait status once exited */
 	bool exited;
@@ -49,9 +50,18 @@ struct watch_opts {
 	int signo;
 };
 
-/* Start argv (argv->v[0] found on PATH) with stdin /dev/null, in its own process group.
- * -1 after a message when it cannot be started (with an install hint). */
-int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint);
+/* What a QEMU process gets besides its console: a pipe to the console's input, and an fd of
+ * ours as its fd QEMU_SPAWN_QMP_FD (the QMP socket, qmp.h). */
+struct qemu_spawn_io {
+	bool stdin_pipe;
+	int qmp_fd; /* -1: none */
+};
+#define QEMU_SPAWN_QMP_FD 3
+
+/* Start argv (argv->v[0] found on PATH) with stdin /dev/null (io NULL) or as io says, in its
+ * own process group. -1 after a message when it cannot be started (with an install hint). */
+int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint,
+	       const struct qemu_spawn_io *io);
 enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o);
 /* Supervise n processes at once (their own limits and callbacks in os[i]; os[i].signal_fd is
  * not used: signal_fd is shared). A signal stops them all; *signo gets it. */

@@ -46,7 +46,7 @@ static char *path_lookup(const char *name)
 /* QEMU's version line into out ("unknown" when it cannot be had). `qemu --version` costs about
  * 20 ms at the end of every run, so the answer is cached per binary (stat_cache_get: a
  * reinstalled QEMU has a new inode, mtime and ctime). */
-static void qemu_version(const char *qemu, char *out, size_t n)
+void run_qemu_version(const char *qemu, char *out, size_t n)
 {
 	char *bin = path_lookup(qemu), *vcmd;
 	FILE *fp;
@@ -92,12 +92,25 @@ static int reproduce_write(FILE *fp, const void *ctx)
 		r->nvms > 1 ? "s (one per VM, run one after the other)" : "", TAPBOOT_VERSION,
 		x->qver, r->kernel_image, x->khash, r->initrd, x->ihash, r->boot_kernel,
 		r->accel_note ? r->accel_note : "", x->cmd_line);
+	if (r->snap.handoff)
+		fprintf(fp,
+			"# snapshot boot: %s%s%s\n"
+			"# the lines below boot each VM cold, its values on the kernel command line\n"
+			"# (the init's lines then come out untagged); the tapboot command above starts\n"
+			"# the VMs from the snapshot again while it is in the cache\n",
+			snapshot_state_name(r->snap.state), r->snap.path ? " " : "",
+			r->snap.path ? r->snap.path : "");
 	for (size_t v = 0; v < r->nvms; v++) {
-		char *qcmd = qemu_argv_shell(&r->vms[v].argv);
+		struct strlist cold;
+		char *qcmd;
 
-		if (r->vms[v].argv.n)
+		strlist_init(&cold);
+		vm_cold_argv(&r->vms[v], &cold);
+		qcmd = qemu_argv_shell(&cold);
+		if (cold.n)
 			fprintf(fp, "%s%s\n", r->nvms == 1 ? "exec " : "", qcmd);
 		free(qcmd);
+		strlist_release(&cold);
 	}
 	return 0;
 }
@@ -114,7 +127,7 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 		strcpy(khash, "unreadable");
 	if (file_sha256(r->initrd, ihash) < 0)
 		strcpy(ihash, "unreadable");
-	qemu_version(r->cfg.qemu, qver, sizeof(qver));
+	run_qemu_version(r->cfg.qemu, qver, sizeof(qver));
 	if (write_file_atomic(path, WRITE_FILE_QUIET, 0755, reproduce_write, &x) < 0)
 		warning_errno("cannot write '%s'", path);
 	free(path);

@@ -277,6 +277,10 @@ static int make_key(struct run *r)
 {
 	if (getrandom(r->key, sizeof(r->key), 0) != (ssize_t)sizeof(r->key))
 		return error_errno("cannot get random bytes for the run's secret");
+	/* snapshot boot: the image is the same run after run (the snapshot's key); the secret
+	 * comes with each VM's handoff line instead (protocol.h) */
+	if (r->snap.handoff)
+		return 0;
 	return builder_append_key(r->initrd, r->o->image.compress, r->key, sizeof(r->key));
 }
 
@@ -332,6 +336,7 @@ void run_release(struct run *r)
 		vm_release(&r->vms[v]);
 	free(r->vms);
 	arch_config_release(&r->cfg);
+	snapshot_release(&r->snap);
 	plan_release(&r->plan);
 	strlist_release(&r->inputs);
 	free(r->kernel_image);
@@ -389,6 +394,7 @@ int run_prepare(struct run *r)
 	}
 	choose_boot_image(r);
 	make_nonce(r->nonce);
+	snapshot_setup(r);
 	if (make_key(r) < 0) {
 		remove_results_dir(r);
 		return -1;

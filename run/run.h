@@ -17,6 +17,7 @@
 #include "line_tag.h"
 #include "plan.h"
 #include "qemu_argv.h"
+#include "qmp.h"
 #include "report.h"
 #include "strlist.h"
 #include "tap_parser.h"
@@ -41,6 +42,8 @@ struct run_opts {
 	bool timeout_given;
 	bool force, disruptive, quiet;
 	bool boot_as_is; /* --boot-as-is: no host-side unpacking of the kernel image */
+	bool no_snapshot; /* --no-snapshot: every VM boots cold, per-VM values on the command line */
+	bool isolate;	  /* --isolate: every test in a VM of its own */
 	enum accel_mode accel;
 	unsigned memory_mb, smp;
 	unsigned idle_s, boot_s;
@@ -58,6 +61,26 @@ struct run_opts {
 
 void run_opts_init(struct run_opts *o);
 void run_opts_release(struct run_opts *o);
+
+/* Snapshot boot (run/snapshot.c). */
+enum snapshot_state {
+	SNAPSHOT_OFF,	 /* --no-snapshot (or lava-job): cold boots, per-VM values on the command line */
+	SNAPSHOT_BUILD,	 /* none saved yet: the first VM saves one at the init's ready point */
+	SNAPSHOT_READY,	 /* a checked state file: VMs start from it */
+	SNAPSHOT_FAILED, /* saving or restoring failed, or the machine cannot: cold boots */
+};
+
+struct run_snapshot {
+	/* the VMs wait at the ready point for their line of per-VM values (every state but
+	 * SNAPSHOT_OFF: a fallback boots cold the same way, so the results are the same) */
+	bool handoff;
+	enum snapshot_state state;
+	char key[65];	/* sha256 of what the saved state depends on */
+	char *path;	/* cache/snapshots/KEY.state */
+	char *sum_path; /* cache/snapshots/KEY.sum: its size and checksum */
+	bool noted;	/* the fallback was said */
+	bool saving;	/* a VM of this run was chosen to save it */
+};
 
 /* Everything one run owns; released in run_release(). */
 struct vm;
@@ -90,6 +113,7 @@ struct run {
 	double start;
 	char *accel_note;
 	enum qemu_accel accel;
+	struct run_snapshot snap;
 };
 
 /* One QEMU process: a shard of the plan, or one disruptive test on its own. */
@@ -112,6 +136,15 @@ struct vm {
 	char *qemu_err;
 	int qemu_status;
 	char *error; /* why this VM's run did not complete */
+	/* snapshot boot */
+	struct qmp qmp;
+	bool qmp_on;
+	bool restore;	      /* started from the snapshot */
+	bool saver;	      /* saves the snapshot at the ready point */
+	bool handed_off;      /* its handoff line was written */
+	char rline[32];	      /* the console's current line, while looking for the ready line */
+	size_t rlen;
+	bool rline_over;      /* the current line is longer than the ready line */
 };
 
 /* r for target t of o, results in out_dir (NULL: a new directory under ./tapboot-out/). */
@@ -168,6 +201,9 @@ char *run_fetch_busybox(const char *arch);
  * kernel's config against what the run needs (kconfig_check_run). -1 after a message. */
 int run_build_image(struct run *r, bool check_kconfig);
 
+/* QEMU's version line into out ("unknown" when it cannot be had), cached per binary
+ * (finish.c). */
+void run_qemu_version(const char *qemu, char *out, size_t n);
 /* The kernel image's sha256, computed at most once per run (prepare.c); NULL after a message. */
 const char *run_kernel_sha256(struct run *r);
 /* The per-test timeout of plan test i under the options (shard.c). */
@@ -182,5 +218,27 @@ void vm_limits(const struct vm *vm, double *idle, double *deadline);
 char *vm_cut_reason(struct run *r, const struct vm *vm);
 char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut);
 void vm_release(struct vm *vm);
+/* vm's QEMU command line as a shell can run it: a cold boot with the per-VM values on the
+ * kernel command line (no monitor fd, no state file). */
+void vm_cold_argv(const struct vm *vm, struct strlist *out);
+/* The line of per-VM values a VM gets at the ready point (protocol.h), '\n' ended; caller
+ * frees. */
+char *vm_handoff_line(const struct vm *vm);
+
+/* Snapshot boot (snapshot.c). Before the image is built: does this run use it (r->snap.handoff;
+ * the image then holds no secret, it comes with the handoff line)? */
+void snapshot_setup(struct run *r);
+/* Once the VMs' QEMU command line is known (argv of any VM: they differ only in the console
+ * input): the key, and whether a checked state file exists (READY) or must be saved (BUILD). A
+ * corrupted or truncated file is removed, said, and saved again. */
+void snapshot_lookup(struct run *r, const struct strlist *argv);
+/* Save vm (paused at its ready point, QMP on) as the run's snapshot; the VM stays paused.
+ * 0, or -1 after snapshot_fail. */
+int snapshot_save(struct run *r, struct vm *vm);
+/* Saving or restoring failed (or the machine cannot): cold boots from now on, said once. */
+void snapshot_fail(struct run *r, const char *why);
+/* For reproduce.sh and messages: where the VMs came from. */
+const char *snapshot_state_name(enum snapshot_state s);
+void snapshot_release(struct run_snapshot *s);
 
 #endif

@@ -242,11 +242,44 @@ out:
 	return ok;
 }
 
+static char *console_path(const struct run *r, size_t v)
+{
+	return r->nvms == 1 ? xasprintf("%s/console.log", r->dir)
+			    : xasprintf("%s/console.%zu.log", r->dir, v + 1);
+}
+
+/* --isolate: every test in a VM of its own (started from the snapshot: no test sees the kernel
+ * state another left), disruptive ones run there too when --disruptive asks for them. */
+static void isolate_vms(struct run *r, const size_t *sel, size_t nsel)
+{
+	r->nvms = nsel;
+	r->vms = xcalloc(r->nvms, sizeof(*r->vms));
+	for (size_t v = 0; v < nsel; v++) {
+		struct vm *vm = &r->vms[v];
+
+		vm->r = r;
+		vm->index = (unsigned)v + 1;
+		vm->tests = xcalloc(1, sizeof(size_t));
+		vm->tests[vm->ntests++] = sel[v];
+		vm->console_path = console_path(r, v);
+		vm->select_args =
+			r->o->disruptive && (r->plan.tests[sel[v]].flags & PLAN_FLAG_DISRUPTIVE)
+				? xasprintf(TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1",
+					    sel[v] + 1)
+				: xasprintf(TAPBOOT_ARG_ONLY "%zu", sel[v] + 1);
+	}
+}
+
 void shard_plan_vms(struct run *r, const struct durations *d)
 {
 	size_t nsel, *sel = shard_filter(r, &nsel), nshards = r->jobs ? r->jobs : 1;
 	size_t ndisr = 0;
 
+	if (r->o->isolate && nsel) {
+		isolate_vms(r, sel, nsel);
+		free(sel);
+		return;
+	}
 	if (r->o->disruptive)
 		for (size_t i = 0; i < nsel; i++)
 			if (r->plan.tests[sel[i]].flags & PLAN_FLAG_DISRUPTIVE)
@@ -261,9 +294,7 @@ void shard_plan_vms(struct run *r, const struct durations *d)
 		r->vms[v].r = r;
 		r->vms[v].index = (unsigned)v + 1;
 		r->vms[v].tests = xcalloc(nsel + 1, sizeof(size_t));
-		r->vms[v].console_path = r->nvms == 1
-						 ? xasprintf("%s/console.log", r->dir)
-						 : xasprintf("%s/console.%zu.log", r->dir, v + 1);
+		r->vms[v].console_path = console_path(r, v);
 	}
 	for (size_t i = 0, nd = 0, seen = 0; i < nsel; i++) {
 		const struct plan_test *t = &r->plan.tests[sel[i]];

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "accel.h"
@@ -98,6 +100,67 @@ static void on_crash(void *ctx, const char *line)
 		fprintf(stderr, "%skernel: %s\n", vm->r->tty ? "\r\033[K" : "", line);
 }
 
+/* Write the VM's handoff line to its console input (the init waits at its ready point). */
+static void hand_off(struct vm *vm)
+{
+	char *line = vm_handoff_line(vm);
+	size_t n = strlen(line), off = 0;
+
+	vm->handed_off = true;
+	while (off < n && vm->proc.stdin_fd >= 0) {
+		ssize_t w = write(vm->proc.stdin_fd, line + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* QEMU is gone: its end shows in the console and exit */
+		off += (size_t)w;
+	}
+	memset(line, 0, n);
+	free(line);
+}
+
+/* The init is at its ready point: the saving VM is saved first, then every VM gets its line. */
+static void vm_ready(struct vm *vm)
+{
+	struct run *r = vm->r;
+
+	if (vm->saver && r->snap.state == SNAPSHOT_BUILD) {
+		char *err = NULL;
+
+		snapshot_save(r, vm);
+		/* paused by the save, done or not */
+		if (qmp_cont(&vm->qmp, 30, &err) < 0 && !r->o->quiet)
+			fprintf(stderr, "tapboot: VM %u: cannot resume it after saving: %s\n",
+				vm->index, err);
+		free(err);
+	}
+	hand_off(vm);
+}
+
+/* Look for the ready line at a line start in what the console sent (lines may come in any
+ * pieces); only before the handoff. */
+static void scan_ready(struct vm *vm, const char *buf, size_t len)
+{
+	const size_t want = strlen(TAPBOOT_READY_LINE);
+
+	for (size_t i = 0; i < len && !vm->handed_off; i++) {
+		char ch = buf[i];
+
+		if (ch == '\n' || ch == '\r') {
+			if (!vm->rline_over && vm->rlen == want &&
+			    !memcmp(vm->rline, TAPBOOT_READY_LINE, want))
+				vm_ready(vm);
+			vm->rlen = 0;
+			vm->rline_over = false;
+		} else if (vm->rlen < want && !vm->rline_over) {
+			vm->rline[vm->rlen++] = ch;
+		} else {
+			vm->rline_over = true;
+		}
+	}
+}
+
 static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 {
 	struct vm *vm = ctx;
@@ -106,6 +169,8 @@ static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 	/* flushed per read: console.log is live (tail -f, and the boot tests wait on it) */
 	fwrite(buf, 1, len, vm->console);
 	fflush(vm->console);
+	if (vm->r->snap.handoff && !vm->handed_off)
+		scan_ready(vm, buf, len);
 	tap_parser_feed(vm->parser, buf, len);
 	s = tap_parser_summary(vm->parser);
 	if (s->complete)
@@ -138,22 +203,96 @@ void vm_limits(const struct vm *vm, double *idle, double *deadline)
 	*deadline = unlimited ? 0 : sum + r->o->boot_s;
 }
 
+/* The per-VM values (nonce, timeout, filters, selection) as tapboot.* words into sb. */
+static void add_vm_values(const struct vm *vm, struct strbuf *sb)
+{
+	const struct run *r = vm->r;
+
+	strbuf_addf(sb, TAPBOOT_ARG_NONCE "%s", r->nonce);
+	if (r->o->timeout_given)
+		strbuf_addf(sb, " " TAPBOOT_ARG_TIMEOUT "%u", r->o->timeout_s);
+	for (size_t i = 0; i < r->o->filters.n; i++)
+		strbuf_addf(sb, " " TAPBOOT_ARG_FILTER "%s", r->o->filters.v[i]);
+	if (vm->select_args && *vm->select_args)
+		strbuf_addf(sb, " %s", vm->select_args);
+}
+
+char *vm_handoff_line(const struct vm *vm)
+{
+	const struct run *r = vm->r;
+	struct strbuf sb = STRBUF_INIT;
+	unsigned char seed[32];
+	struct timespec ts;
+
+	add_vm_values(vm, &sb);
+	strbuf_addstr(&sb, " " TAPBOOT_ARG_KEY);
+	for (size_t i = 0; i < sizeof(r->key); i++)
+		strbuf_addf(&sb, "%02x", r->key[i]);
+	/* every VM its own: VMs started from one snapshot share the kernel's RNG state */
+	if (getrandom(seed, sizeof(seed), 0) == (ssize_t)sizeof(seed)) {
+		strbuf_addstr(&sb, " " TAPBOOT_ARG_SEED);
+		for (size_t i = 0; i < sizeof(seed); i++)
+			strbuf_addf(&sb, "%02x", seed[i]);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	strbuf_addf(&sb, " " TAPBOOT_ARG_TIME "%lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	return strbuf_detach(&sb);
+}
+
+void vm_cold_argv(const struct vm *vm, struct strlist *out)
+{
+	const struct strlist *a = &vm->argv;
+
+	for (size_t i = 0; i < a->n; i++) {
+		const char *prev = i ? a->v[i - 1] : "";
+
+		/* the monitor fd and the state file are tapboot's, not a shell's */
+		if ((!strcmp(a->v[i], "-chardev") || !strcmp(a->v[i], "-mon") ||
+		     !strcmp(a->v[i], "-incoming")) &&
+		    i + 1 < a->n) {
+			i++;
+			continue;
+		}
+		if (!strcmp(prev, "-append") && vm->r->snap.handoff) {
+			/* the handoff word becomes the VM's own values (without the secret: the
+			 * init's lines come out untagged) */
+			struct strbuf sb = STRBUF_INIT;
+			const char *h = strstr(a->v[i], TAPBOOT_ARG_HANDOFF);
+
+			if (h) {
+				strbuf_add(&sb, a->v[i], (size_t)(h - a->v[i]));
+				add_vm_values(vm, &sb);
+				strbuf_addstr(&sb, h + strlen(TAPBOOT_ARG_HANDOFF));
+			} else {
+				strbuf_addstr(&sb, a->v[i]);
+			}
+			strlist_push(out, sb.buf);
+			strbuf_release(&sb);
+			continue;
+		}
+		strlist_push(out, a->v[i]);
+	}
+}
+
 char *vm_kernel_args(const struct vm *vm)
 {
 	const struct run *r = vm->r;
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, TAPBOOT_ARG_NONCE "%s", r->nonce);
-	if (r->o->timeout_given)
-		strbuf_addf(&sb, " " TAPBOOT_ARG_TIMEOUT "%u", r->o->timeout_s);
-	for (size_t i = 0; i < r->o->filters.n; i++)
-		strbuf_addf(&sb, " " TAPBOOT_ARG_FILTER "%s", r->o->filters.v[i]);
-	if (vm->select_args && *vm->select_args)
-		strbuf_addf(&sb, " %s", vm->select_args);
+	/* snapshot boot: the command line is the same for every VM (it is part of the saved
+	 * state); what differs comes with the handoff line */
+	if (r->snap.handoff) {
+		strbuf_addstr(&sb, TAPBOOT_ARG_HANDOFF);
+		if (r->o->append)
+			strbuf_addf(&sb, " %s", r->o->append);
+		return strbuf_detach(&sb);
+	}
+	add_vm_values(vm, &sb);
 	if (r->o->append)
 		strbuf_addf(&sb, " %s", r->o->append);
 	return strbuf_detach(&sb);
 }
+
 
 /* QEMU's last message line (its stderr's), for a one-line error; caller frees. */
 static char *last_line(const char *s)
@@ -189,6 +328,11 @@ static void vm_reset(struct vm *vm)
 	vm->error = NULL;
 	vm->begun = false;
 	strlist_release(&vm->argv);
+	if (vm->qmp_on)
+		qmp_release(&vm->qmp);
+	vm->qmp_on = false;
+	vm->handed_off = vm->rline_over = false;
+	vm->rlen = 0;
 }
 
 void vm_release(struct vm *vm)
@@ -225,6 +369,7 @@ static int vm_start(struct vm *vm)
 		.smp = r->o->smp,
 	};
 	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	struct qemu_spawn_io io = {.stdin_pipe = true, .qmp_fd = -1};
 
 	vm_reset(vm);
 	vm->console = fopen(vm->console_path, "w");
@@ -246,10 +391,68 @@ static int vm_start(struct vm *vm)
 	free(extra);
 	free(cmdline);
 	vm->qemu_status = -1;
-	if (qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg)) < 0)
+	if (r->snap.handoff) {
+		/* the QMP monitor on every VM of a snapshot run: the command line the snapshot
+		 * was saved with is the one it is restored with */
+		if (qmp_init(&vm->qmp) < 0)
+			return -1;
+		vm->qmp_on = true;
+		io.qmp_fd = vm->qmp.child_fd;
+		qmp_argv(&vm->argv);
+		if (!r->snap.key[0])
+			snapshot_lookup(r, &vm->argv);
+		vm->saver = r->snap.state == SNAPSHOT_BUILD && !r->snap.saving;
+		r->snap.saving |= vm->saver;
+		vm->restore = r->snap.state == SNAPSHOT_READY;
+		if (vm->restore) {
+			char *uri = qmp_incoming_uri(r->snap.path);
+
+			strlist_push(&vm->argv, "-incoming");
+			strlist_push(&vm->argv, uri);
+			free(uri);
+		}
+	}
+	if (qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg),
+		       r->snap.handoff ? &io : NULL) < 0)
 		return -1;
+	if (vm->qmp_on)
+		qmp_spawned(&vm->qmp);
 	vm->spawned = true;
 	return 0;
+}
+
+/* A VM started from the snapshot: wait until QEMU loaded it, resume it, hand it its line.
+ * When QEMU cannot load it (the file passed its check, so QEMU itself refuses it), the
+ * snapshot goes and the run boots cold: -1, and the caller starts the VM again. */
+static int vm_resume_restored(struct vm *vm)
+{
+	struct run *r = vm->r;
+	char *err = NULL;
+
+	if (qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
+		fprintf(vm->console,
+			"tapboot: VM %u started from snapshot %s (saved at the init's ready point; "
+			"--no-snapshot boots cold)\n",
+			vm->index, r->snap.path);
+		fflush(vm->console);
+		hand_off(vm);
+		return 0;
+	}
+	qemu_stop(&vm->proc, 1.0);
+	{
+		char *why = xasprintf("QEMU could not start a VM from '%s': %s%s%s", r->snap.path,
+				      err ? err : "unknown error", vm->proc.err.len ? "; QEMU said: " : "",
+				      vm->proc.err.len ? vm->proc.err.buf : "");
+
+		/* trailing newline of QEMU's message */
+		why[strcspn(why, "\n")] = '\0';
+		unlink(r->snap.path);
+		unlink(r->snap.sum_path);
+		snapshot_fail(r, why);
+		free(why);
+	}
+	free(err);
+	return -1;
 }
 
 /* Boot a wave of VMs at once and supervise them; fills each vm's res, qemu_err, status. */
@@ -264,6 +467,8 @@ static void boot_wave(struct run *r, struct vm **vms, size_t n, int sigfd, bool 
 	for (size_t i = 0; i < n; i++) {
 		vms[i]->res = WATCH_EXITED;
 		if (vm_start(vms[i]) < 0)
+			continue;
+		if (vms[i]->restore && vm_resume_restored(vms[i]) < 0 && vm_start(vms[i]) < 0)
 			continue;
 		ps[live] = vms[i]->proc;
 		os[live] = (struct watch_opts){
@@ -308,6 +513,13 @@ void run_boot(struct run *r, int sigfd)
 	for (int attempt = 0; attempt < 2; attempt++) {
 		bool probe = kvm && r->o->accel == ACCEL_AUTO, any_begun = false;
 		struct vm *kvm_failed = NULL;
+
+		if (attempt && r->snap.state != SNAPSHOT_OFF && r->snap.state != SNAPSHOT_FAILED) {
+			/* another accelerator is another QEMU command line: another snapshot */
+			r->snap.state = SNAPSHOT_BUILD;
+			r->snap.key[0] = '\0';
+			r->snap.saving = false;
+		}
 
 		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
 		r->tcg_single =

@@ -40,7 +40,7 @@ static enum watch_result run_sh(const char *script, double idle, double deadline
 	strlist_push(&argv, "/bin/sh");
 	strlist_push(&argv, "-c");
 	strlist_push(&argv, script);
-	if (qemu_spawn(&p, &argv, "x") < 0) {
+	if (qemu_spawn(&p, &argv, "x", NULL) < 0) {
 		strlist_release(&argv);
 		return WATCH_EXITED;
 	}
@@ -126,7 +126,7 @@ static int spawn_missing(void *v)
 	(void)v;
 	strlist_init(&argv);
 	strlist_push(&argv, "qemu-system-nonexistent");
-	r = qemu_spawn(&p, &argv, "qemu-system-misc");
+	r = qemu_spawn(&p, &argv, "qemu-system-misc", NULL);
 	strlist_release(&argv);
 	return r;
 }
