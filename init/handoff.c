@@ -60,16 +60,26 @@ static char *read_line(int fd)
 	return strbuf_detach(&sb);
 }
 
-/* Mix the seed into the input pool and make the kernel reseed its generator from it now
- * (RNDRESEEDCRNG, Linux 4.17): a write alone only mixes, the crng keeps its restored state. */
+/* Credit the seed (the host's getrandom bytes) to the input pool, which makes a kernel whose
+ * generator is not ready yet seed it (a quick boot has not gathered 256 bits), then make the
+ * kernel reseed from it now (RNDRESEEDCRNG, Linux 4.17): without that a ready generator keeps
+ * the state every VM restored from one snapshot shares. */
 static void reseed(struct init_ctx *c)
 {
+	struct {
+		struct rand_pool_info info;
+		unsigned char buf[32];
+	} add;
 	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 
-	if (fd < 0 || write_all(fd, (const char *)c->opt.seed, sizeof(c->opt.seed)) < 0 ||
-	    ioctl(fd, RNDRESEEDCRNG) < 0)
+	_Static_assert(sizeof(add.buf) == sizeof(c->opt.seed), "the seed fills the buffer");
+	add.info.entropy_count = 8 * (int)sizeof(add.buf);
+	add.info.buf_size = (int)sizeof(add.buf);
+	memcpy(add.buf, c->opt.seed, sizeof(add.buf));
+	if (fd < 0 || ioctl(fd, RNDADDENTROPY, &add) < 0 || ioctl(fd, RNDRESEEDCRNG) < 0)
 		strbuf_addf(&c->out, "# init: cannot reseed the kernel's RNG: %s\n",
 			    strerror(errno));
+	memset(&add, 0, sizeof(add));
 	if (fd >= 0)
 		close(fd);
 }

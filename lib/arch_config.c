@@ -77,6 +77,7 @@ static const struct key keys[] = {
 	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
 	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },
 	{ "pvh", K_BOOL, offsetof(struct arch_config, pvh), false },
+	{ "tcg_single_hangs", K_BOOL, offsetof(struct arch_config, tcg_single_hangs), false },
 	{ "zimage_ram_base", K_ADDR, offsetof(struct arch_config, zimage_ram_base), false },
 	STR(append, false),
 	STR(qemu_args, false),

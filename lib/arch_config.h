@@ -38,6 +38,8 @@ struct arch_config {
 	unsigned smp;
 	struct strlist image_paths; /* where the image lives in a kernel build directory */
 	bool pvh; /* boot a bzImage's vmlinux through its PVH entry when possible */
+	/* with more than one vCPU, TCG's one-thread mode (several VMs sharing the host) hangs */
+	bool tcg_single_hangs;
 	/* arm: where the machine's RAM starts; when set, a zImage's Image is unpacked on the host
 	 * and loaded at this + TEXT_OFFSET (0: boot zImages as they are) */
 	uint32_t zimage_ram_base;

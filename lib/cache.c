@@ -207,9 +207,66 @@ static unsigned long long cache_cap_bytes(void)
 	return mb << 20;
 }
 
+/* Snapshots (run/snapshot.c) are 50-70 MB each: the most recently used $TAPBOOT_SNAPSHOTS
+ * (default 8) states stay, whatever their age; a checksum file without its state, a "seen"
+ * marker unused for 30 days and temporary files older than an hour go. A run restoring from a
+ * state removed under it has it open, or boots cold (it checks first). */
+static void prune_snapshots(const char *top, time_t now)
+{
+	char *dir = xasprintf("%s/snapshots", top), *end;
+	const char *env = getenv("TAPBOOT_SNAPSHOTS");
+	unsigned long keep = env && *env ? strtoul(env, &end, 10) : 8;
+	struct cache_entry *v = NULL;
+	size_t n = 0, alloc = 0;
+	unsigned long long total = 0;
+	DIR *d;
+	struct dirent *de;
+
+	collect(dir, now, &v, &n, &alloc, &total);
+	qsort(v, n, sizeof(*v), by_mtime);
+	for (size_t i = 0, states = 0; i < n; i++) {
+		size_t l = strlen(v[n - 1 - i].path);
+		const char *p = v[n - 1 - i].path;
+
+		/* newest first */
+		if (l > 6 && !strcmp(p + l - 6, ".state") && ++states > keep) {
+			char *sum = xasprintf("%.*s.sum", (int)(l - 6), p);
+
+			unlink(p);
+			unlink(sum);
+			free(sum);
+		} else if (l > 5 && !strcmp(p + l - 5, ".seen") &&
+			   now - v[n - 1 - i].mtime > 30 * 86400) {
+			unlink(p);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l > 4 && !strcmp(de->d_name + l - 4, ".sum")) {
+			char *state = xasprintf("%s/%.*s.state", dir, (int)(l - 4), de->d_name);
+
+			if (access(state, F_OK) < 0) {
+				char *sum = xasprintf("%s/%s", dir, de->d_name);
+
+				unlink(sum);
+				free(sum);
+			}
+			free(state);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 void cache_prune(void)
 {
-	static const char *const dirs[] = {"segments", "vmlinux", "snapshots"};
+	static const char *const dirs[] = {"segments", "vmlinux"};
 	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION};
 	char *top = cache_path();
 	struct cache_entry *v = NULL;
@@ -226,6 +283,7 @@ void cache_prune(void)
 	}
 	/* least recently used first; what was used in the last day stays (a run still going,
 	 * or one started at the same time, may be about to read it) */
+	prune_snapshots(top, now);
 	qsort(v, n, sizeof(*v), by_mtime);
 	for (size_t i = 0; i < n && total > cap && now - v[i].mtime > 86400; i++)
 		if (!unlink(v[i].path))

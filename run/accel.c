@@ -111,6 +111,10 @@ bool accel_tcg_share_host(const struct run *r, size_t nvms_at_once, long cpus)
 {
 	unsigned smp = r->o->smp ? r->o->smp : r->cfg.smp;
 
+	/* configs/arm.conf: QEMU 7.2's armv7 guest with two vCPUs on one TCG thread hangs
+	 * bringing up CPU1 (Debian's armmp kernel, every try) */
+	if (r->cfg.tcg_single_hangs && smp > 1)
+		return false;
 	return nvms_at_once > 1 && cpus > 0 && nvms_at_once * (smp ? smp : 1) > (size_t)cpus;
 }
 

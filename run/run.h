@@ -66,6 +66,9 @@ void run_opts_release(struct run_opts *o);
 enum snapshot_state {
 	SNAPSHOT_OFF,	 /* --no-snapshot (or lava-job): cold boots, per-VM values on the command line */
 	SNAPSHOT_BUILD,	 /* none saved yet: the first VM saves one at the init's ready point */
+	/* none saved, and this kernel and image were never booted before with one VM: cold
+	 * boots; the next such run saves it (a one-off image does not cost a 50-70 MB write) */
+	SNAPSHOT_FIRST,
 	SNAPSHOT_READY,	 /* a checked state file: VMs start from it */
 	SNAPSHOT_FAILED, /* saving or restoring failed, or the machine cannot: cold boots */
 };
@@ -78,6 +81,7 @@ struct run_snapshot {
 	char key[65];	/* sha256 of what the saved state depends on */
 	char *path;	/* cache/snapshots/KEY.state */
 	char *sum_path; /* cache/snapshots/KEY.sum: its size and checksum */
+	char *seen_path; /* cache/snapshots/KEY.seen: booted once before (SNAPSHOT_FIRST) */
 	bool noted;	/* the fallback was said */
 	bool saving;	/* a VM of this run was chosen to save it */
 };

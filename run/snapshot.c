@@ -37,6 +37,8 @@ const char *snapshot_state_name(enum snapshot_state s)
 		return "saved by this run";
 	case SNAPSHOT_READY:
 		return "restored";
+	case SNAPSHOT_FIRST:
+		return "not saved (the first boot of this kernel and image; the next run saves it)";
 	default:
 		return "failed (cold boots)";
 	}
@@ -46,6 +48,7 @@ void snapshot_release(struct run_snapshot *s)
 {
 	free(s->path);
 	free(s->sum_path);
+	free(s->seen_path);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -222,8 +225,10 @@ void snapshot_lookup(struct run *r, const struct strlist *argv)
 	}
 	free(r->snap.path);
 	free(r->snap.sum_path);
+	free(r->snap.seen_path);
 	r->snap.path = xasprintf("%s/%s.state", dir, r->snap.key);
 	r->snap.sum_path = xasprintf("%s/%s.sum", dir, r->snap.key);
+	r->snap.seen_path = xasprintf("%s/%s.seen", dir, r->snap.key);
 	free(dir);
 	/* QEMU gets the path in a JSON string and a shell command: keep to what needs no
 	 * escaping in either */
@@ -236,6 +241,18 @@ void snapshot_lookup(struct run *r, const struct strlist *argv)
 		/* marked used: the cache upkeep removes the least recently used first */
 		utimensat(AT_FDCWD, r->snap.path, NULL, 0);
 		utimensat(AT_FDCWD, r->snap.sum_path, NULL, 0);
+		return;
+	}
+	/* Saved when it will be used: by the other VMs of this run, or because this kernel and
+	 * image were booted before (a developer's rerun). A one-off run boots cold. */
+	if (r->nvms > 1 || access(r->snap.seen_path, F_OK) == 0)
+		return;
+	r->snap.state = SNAPSHOT_FIRST;
+	{
+		int fd = open(r->snap.seen_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0)
+			close(fd);
 	}
 }
 
