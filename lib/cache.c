@@ -223,7 +223,8 @@ static void prune_snapshots(const char *top, time_t now)
 	struct dirent *de;
 
 	collect(dir, now, &v, &n, &alloc, &total);
-	qsort(v, n, sizeof(*v), by_mtime);
+	if (n)
+		qsort(v, n, sizeof(*v), by_mtime);
 	for (size_t i = 0, states = 0; i < n; i++) {
 		size_t l = strlen(v[n - 1 - i].path);
 		const char *p = v[n - 1 - i].path;
@@ -267,7 +268,8 @@ static void prune_snapshots(const char *top, time_t now)
 void cache_prune(void)
 {
 	static const char *const dirs[] = {"segments", "vmlinux"};
-	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION};
+	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION,
+						    STAT_CACHE_SNAPSHOT_OK};
 	char *top = cache_path();
 	struct cache_entry *v = NULL;
 	size_t n = 0, alloc = 0;

@@ -17,6 +17,7 @@ bool stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
 /* The prefixes in use (cache_prune knows their entries by them). */
 #define STAT_CACHE_SHA256 "sha256"
 #define STAT_CACHE_QEMU_VERSION "qemu-version"
+#define STAT_CACHE_SNAPSHOT_OK "snapshot-ok" /* a snapshot state summed whole (run/snapshot.c) */
 void stat_cache_put(const char *prefix, const char *file, const char *value);
 /* Cache upkeep, after every run and build: the segment, vmlinux and snapshot caches are cut, least
  * recently used first, to $TAPBOOT_CACHE_MB (default 2048) MiB, never removing what was used in

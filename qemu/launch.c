@@ -330,6 +330,12 @@ static bool fatal_seen(struct qemu_proc *p, struct watch_state *st)
 void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
 		    size_t n, int signal_fd, int *signo)
 {
+	qemu_watch_pool(ps, os, results, n, signal_fd, signo, NULL, NULL);
+}
+
+void qemu_watch_pool(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
+		     size_t n, int signal_fd, int *signo, qemu_refill_fn refill, void *ctx)
+{
 	struct watch_state *st = xcalloc(n, sizeof(*st));
 	struct pollfd *fds = xcalloc(3 * n + 1, sizeof(*fds));
 	double start = now_s();
@@ -390,6 +396,12 @@ void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_resu
 				}
 			}
 			step_one(&ps[i], &os[i], &st[i], fds[3 * i].revents, &results[i]);
+			/* a slot whose process ended may take the next one at once */
+			if (st[i].done && refill && refill(ctx, i, &ps[i], &os[i], results[i])) {
+				st[i] = (struct watch_state){.start = now_s(),
+							     .pending = WATCH_EXITED};
+				st[i].last_output = st[i].start;
+			}
 			if (!st[i].done)
 				left++;
 		}

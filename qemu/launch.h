@@ -67,6 +67,13 @@ enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o);
  * not used: signal_fd is shared). A signal stops them all; *signo gets it. */
 void qemu_watch_all(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
 		    size_t n, int signal_fd, int *signo);
+/* A pool: when slot's process is over (result res, p and o still its), refill may start the
+ * next one into p and o and return true; false leaves the slot empty. */
+typedef bool (*qemu_refill_fn)(void *ctx, size_t slot, struct qemu_proc *p, struct watch_opts *o,
+			       enum watch_result res);
+/* qemu_watch_all with refill (NULL: none). A signal stops them all; no refill after it. */
+void qemu_watch_pool(struct qemu_proc *ps, struct watch_opts *os, enum watch_result *results,
+		     size_t n, int signal_fd, int *signo, qemu_refill_fn refill, void *ctx);
 /* Stop QEMU (SIGTERM, then SIGKILL after grace_s) and reap it; safe to call twice. */
 void qemu_stop(struct qemu_proc *p, double grace_s);
 void qemu_proc_release(struct qemu_proc *p);

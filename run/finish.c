@@ -125,8 +125,13 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 		strcpy(khash, r->kernel_sha256);
 	else
 		strcpy(khash, "unreadable");
-	if (file_sha256(r->initrd, ihash) < 0)
-		strcpy(ihash, "unreadable");
+	/* through the stat cache: snapshot boot hashed this image already */
+	if (!stat_cache_get(STAT_CACHE_SHA256, r->initrd, ihash, sizeof(ihash)) || strlen(ihash) != 64) {
+		if (file_sha256(r->initrd, ihash) < 0)
+			strcpy(ihash, "unreadable");
+		else
+			stat_cache_put(STAT_CACHE_SHA256, r->initrd, ihash);
+	}
 	run_qemu_version(r->cfg.qemu, qver, sizeof(qver));
 	if (write_file_atomic(path, WRITE_FILE_QUIET, 0755, reproduce_write, &x) < 0)
 		warning_errno("cannot write '%s'", path);

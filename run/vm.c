@@ -455,54 +455,103 @@ static int vm_resume_restored(struct vm *vm)
 	return -1;
 }
 
-/* Boot a wave of VMs at once and supervise them; fills each vm's res, qemu_err, status. */
-static void boot_wave(struct run *r, struct vm **vms, size_t n, int sigfd, bool probe_kvm)
-{
-	struct qemu_proc *ps = xcalloc(n, sizeof(*ps));
-	struct watch_opts *os = xcalloc(n, sizeof(*os));
-	enum watch_result *res = xcalloc(n, sizeof(*res));
-	size_t *map = xcalloc(n, sizeof(*map));
-	size_t live = 0;
+/* The VMs of one attempt, r->jobs at a time: a slot whose VM ends takes the next one, so a long
+ * test holds one slot, not a whole wave (--isolate: one VM per test). */
+struct pool {
+	struct run *r;
+	struct vm **slot_vm; /* the VM in each slot, NULL when none */
+	size_t next;	     /* the next VM to start */
+	bool probe_kvm, stop;
+	bool any_begun;
+	struct vm *kvm_failed;
+};
 
-	for (size_t i = 0; i < n; i++) {
-		vms[i]->res = WATCH_EXITED;
-		if (vm_start(vms[i]) < 0)
+/* Start VMs from p->next into slot until one runs; false when none is left. */
+static bool pool_start(struct pool *p, size_t slot, struct qemu_proc *ps, struct watch_opts *os)
+{
+	struct run *r = p->r;
+
+	while (!p->stop && !r->interrupted && p->next < r->nvms) {
+		struct vm *vm = &r->vms[p->next++];
+
+		vm->res = WATCH_EXITED;
+		if (vm_start(vm) < 0)
 			continue;
-		if (vms[i]->restore && vm_resume_restored(vms[i]) < 0 && vm_start(vms[i]) < 0)
+		if (vm->restore && vm_resume_restored(vm) < 0 && vm_start(vm) < 0)
 			continue;
-		ps[live] = vms[i]->proc;
-		os[live] = (struct watch_opts){
-			.signal_fd = -1, .on_console = console_data, .ctx = vms[i]};
-		vm_limits(vms[i], &os[live].idle_s, &os[live].deadline_s);
+		*ps = vm->proc;
+		*os = (struct watch_opts){.signal_fd = -1, .on_console = console_data, .ctx = vm};
+		vm_limits(vm, &os->idle_s, &os->deadline_s);
 		/* KVM boots to the init in about a second where it works; 15 s covers a busy
 		 * host. */
-		if (probe_kvm)
-			os[live].first_line_s = 15;
-		map[live++] = i;
+		if (p->probe_kvm)
+			os->first_line_s = 15;
+		p->slot_vm[slot] = vm;
+		return true;
 	}
-	if (live)
-		qemu_watch_all(ps, os, res, live, sigfd, &r->signo);
-	for (size_t j = 0; j < live; j++) {
-		struct vm *vm = vms[map[j]];
+	p->slot_vm[slot] = NULL;
+	return false;
+}
 
-		vm->proc = ps[j];
-		vm->res = res[j];
-		vm->qemu_status = vm->proc.exited ? vm->proc.status : -1;
-		vm->qemu_err = xstrdup(vm->proc.err.buf ? vm->proc.err.buf : "");
-		if (res[j] == WATCH_INTERRUPTED)
-			r->interrupted = true;
-	}
-	free(map);
+/* A slot's VM is over: keep what it left. */
+static void pool_collect(struct pool *p, size_t slot, struct qemu_proc *proc,
+			 enum watch_result res)
+{
+	struct vm *vm = p->slot_vm[slot];
+
+	if (!vm)
+		return;
+	vm->proc = *proc;
+	vm->res = res;
+	vm->qemu_status = vm->proc.exited ? vm->proc.status : -1;
+	vm->qemu_err = xstrdup(vm->proc.err.buf ? vm->proc.err.buf : "");
+	if (res == WATCH_INTERRUPTED)
+		p->r->interrupted = true;
+	p->any_begun |= vm->begun;
+	if (res == WATCH_QEMU_FATAL && !p->kvm_failed)
+		p->kvm_failed = vm;
+	/* probing KVM: no more VMs once it failed, or once one ended without reaching the
+	 * init while none did */
+	if (p->probe_kvm && (p->kvm_failed || !p->any_begun))
+		p->stop = true;
+	p->slot_vm[slot] = NULL;
+}
+
+static bool pool_refill(void *ctx, size_t slot, struct qemu_proc *ps, struct watch_opts *os,
+			enum watch_result res)
+{
+	struct pool *p = ctx;
+
+	pool_collect(p, slot, ps, res);
+	return pool_start(p, slot, ps, os);
+}
+
+static void boot_pool(struct pool *p, size_t jobs, int sigfd)
+{
+	struct run *r = p->r;
+	struct qemu_proc *ps = xcalloc(jobs, sizeof(*ps));
+	struct watch_opts *os = xcalloc(jobs, sizeof(*os));
+	enum watch_result *res = xcalloc(jobs, sizeof(*res));
+	size_t live = 0;
+
+	p->slot_vm = xcalloc(jobs, sizeof(*p->slot_vm));
+	while (live < jobs && pool_start(p, live, &ps[live], &os[live]))
+		live++;
+	if (live)
+		qemu_watch_pool(ps, os, res, live, sigfd, &r->signo, pool_refill, p);
+	/* what is left in a slot: the VMs a signal stopped */
+	for (size_t j = 0; j < live; j++)
+		pool_collect(p, j, &ps[j], res[j]);
+	free(p->slot_vm);
 	free(res);
 	free(os);
 	free(ps);
 }
 
-/* Every VM, in waves of at most r->jobs at a time; KVM under auto falls back to TCG once. */
+/* Every VM, at most r->jobs at a time; KVM under auto falls back to TCG once. */
 void run_boot(struct run *r, int sigfd)
 {
 	size_t jobs = r->jobs ? r->jobs : 1;
-	struct vm **wave = xcalloc(r->nvms + 1, sizeof(*wave));
 	/* TAPBOOT_KVM_DEVICE: another device node to try (tests/boot/25-forgery.sh makes auto
 	 * probe KVM with a QEMU that fails it, on a host without /dev/kvm) */
 	const char *kvm_dev =
@@ -535,19 +584,12 @@ void run_boot(struct run *r, int sigfd)
 		}
 		if (!r->o->quiet)
 			fprintf(stderr, "accelerator: %s\n", r->accel_note);
-		for (size_t v = 0; v < r->nvms && !r->interrupted; v += jobs) {
-			size_t n = r->nvms - v < jobs ? r->nvms - v : jobs;
+		{
+			struct pool p = {.r = r, .probe_kvm = probe};
 
-			for (size_t i = 0; i < n; i++)
-				wave[i] = &r->vms[v + i];
-			boot_wave(r, wave, n, sigfd, probe);
-			for (size_t i = 0; i < n; i++) {
-				any_begun |= wave[i]->begun;
-				if (wave[i]->res == WATCH_QEMU_FATAL && !kvm_failed)
-					kvm_failed = wave[i];
-			}
-			if (probe && (!any_begun || kvm_failed))
-				break;
+			boot_pool(&p, at_once ? at_once : 1, sigfd);
+			any_begun = p.any_begun;
+			kvm_failed = p.kvm_failed;
 		}
 		if (probe && kvm_failed && !r->interrupted) {
 			/* QEMU said KVM failed at once (not after the 15 s probe): all under TCG */
@@ -580,7 +622,6 @@ void run_boot(struct run *r, int sigfd)
 		}
 		break;
 	}
-	free(wave);
 }
 
 /* QEMU's own end, when it says more than "the console ended": a fatal message it printed
