@@ -17,6 +17,7 @@
 
 static int runs;
 static const char *key_file; /* --key-file for the next run_init, or NULL */
+static const char *stdin_file; /* stdin of the next run_init (the handoff line), or NULL */
 
 static double now_s(void)
 {
@@ -69,6 +70,12 @@ static char *run_init(const char *plan, const char *cmdline, int *status, double
 
 		snprintf(plan_path, sizeof(plan_path), "%s/%s", test_tmpdir(), plan_rel);
 		dup2(fd, 1);
+		if (stdin_file) {
+			int in = open(stdin_file, O_RDONLY);
+
+			if (in < 0 || dup2(in, 0) < 0)
+				_exit(125);
+		}
 		if (key_file)
 			execl(bin, bin, "--plan", plan_path, "--root", root, "--cmdline", cmdline,
 			      "--kmsg", kmsg, "--tainted", taint, "--grace-ms", "300", "--key-file",
@@ -591,9 +598,69 @@ static void test_tagged_lines(void)
 	free(out);
 }
 
+/* Snapshot boot's handoff (protocol.h): the ready line, then the host's line on stdin gives the
+ * nonce, the selection and the secret; the secret only from there. */
+static void test_handoff(void)
+{
+	const char *plan = "tapboot-plan 1\ntest one\npath /tests/one\nend\n"
+			   "test two\npath /tests/two\nend\n";
+	static const unsigned char key[16] = "0123456789abcdef";
+	const char *hexkey = "30313233343536373839616263646566";
+	struct tap_parser *p;
+	const struct tap_test *t;
+	char line[256], *out;
+	size_t n;
+	int status;
+
+	script("one", "exit 1\n");
+	script("two", "echo two ran\n");
+	snprintf(line, sizeof(line),
+		 "tapboot.nonce=5eed tapboot.only=2 tapboot.key=%s tapboot.seed=%064d "
+		 "tapboot.time=1700000000.5\n",
+		 hexkey, 7);
+	stdin_file = test_write_file("handoff", line, strlen(line), 0600);
+	out = run_init(plan, "tapboot.handoff=1", &status, NULL);
+	check_int(status, ==, 0);
+	check(!strncmp(out, "tapboot-init: ready\n", 20));
+	check(strstr(out, "# tapboot: begin nonce=5eed tests=1 ") != NULL);
+	check(strstr(out, "two ran") != NULL);
+	check(strstr(out, hexkey) == NULL);
+	p = tap_parser_new("5eed", NULL);
+	tap_parser_set_mode(p, TAP_PARSE_TAPBOOT, key);
+	tap_parser_feed(p, out, strlen(out));
+	tap_parser_finish(p, NULL);
+	t = tap_parser_tests(p, &n);
+	check_int(n, ==, 1);
+	if (n == 1) {
+		check_str(t[0].name, "two");
+		check_str(verdict_name(t[0].verdict), "pass");
+	}
+	/* tagged with the handoff line's key: the parser took the run as complete */
+	check(tap_parser_summary(p)->complete);
+	tap_parser_free(p);
+	free(out);
+
+	/* the secret on the command line (readable by every test) is refused */
+	out = run_init(plan, "tapboot.handoff=1 tapboot.key=30313233343536373839616263646566",
+		       &status, NULL);
+	check(strstr(out, "ignoring tapboot.key=") != NULL);
+	check(strstr(out, "taken only from the host's handoff line") != NULL);
+	free(out);
+
+	/* no line: the run cannot start, said as a bail-out, exit 3 */
+	stdin_file = test_write_file("empty", "", 0, 0600);
+	out = run_init(plan, "tapboot.handoff=1", &status, NULL);
+	check_int(status, ==, 3);
+	check(strstr(out, "Bail out! the console's input ended before the host's handoff line") !=
+	      NULL);
+	stdin_file = NULL;
+	free(out);
+}
+
 int main(void)
 {
 	TEST(test_exit_codes_exact, "exit codes to verdicts, the exact stream");
+	TEST(test_handoff, "snapshot boot's handoff line: ready line, values, secret only there");
 	TEST(test_timeout_sigterm_ignored, "timeout: SIGTERM, then SIGKILL after the grace");
 	TEST(test_timeout_override, "tapboot.timeout= overrides the plan");
 	TEST(test_daemon_and_closed_stdout, "daemons are killed, closed stdout is not the end");

@@ -215,6 +215,35 @@ static void t_durations_save(void)
 	free(path);
 }
 
+static void t_isolate(void)
+{
+	struct fixture f;
+
+	setup(&f, five, 5, 2, "c");
+	f.o.isolate = true;
+	f.o.disruptive = true;
+	shard_plan_vms(&f.r, NULL);
+	check_int(f.r.nvms, ==, 5);
+	for (size_t v = 0; v < f.r.nvms && v < 5; v++) {
+		char want[8];
+
+		snprintf(want, sizeof(want), "%zu", v);
+		check_str(tests_of(&f.r.vms[v]), want);
+	}
+	check_str(f.r.vms[0].select_args, "tapboot.only=1");
+	check_str(f.r.vms[2].select_args, "tapboot.only=3 tapboot.disruptive=1");
+	check(strstr(f.r.vms[4].console_path, "/console.5.log") != NULL);
+	teardown(&f);
+
+	/* without --disruptive a disruptive test is in its VM, and skipped there as always */
+	setup(&f, five, 2, 4, "b");
+	f.o.isolate = true;
+	shard_plan_vms(&f.r, NULL);
+	check_int(f.r.nvms, ==, 2);
+	check_str(f.r.vms[1].select_args, "tapboot.only=2");
+	teardown(&f);
+}
+
 int main(void)
 {
 	TEST(t_modulo_without_durations, "no durations: the init's modulo shards");
@@ -223,6 +252,7 @@ int main(void)
 	TEST(t_too_few_known_durations, "fewer than half the durations known: modulo shards");
 	TEST(t_disruptive_own_vms, "--disruptive: each disruptive test in a VM of its own");
 	TEST(t_filter, "--filter selects as the init does");
+	TEST(t_isolate, "--isolate: every test in a VM of its own, disruptive ones run there");
 	TEST(t_durations_save, "durations file: crash and missing left out, others kept");
 	return test_done();
 }
