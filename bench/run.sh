@@ -348,10 +348,10 @@ ks_row() {
 		--kernel "$KX86" --memory 1024 --smp 2 -q)
 	[ -f "$kcfg" ] && tbargs+=(--config "$kcfg")
 	[ -n "$QUICK" ] && tbargs+=(--targets "$targets")
-	ks_tb() { # ks_tb JOBS DIR
+	ks_tb() { # ks_tb JOBS DIR [MORE OPTIONS]
 		rm -rf "$2"
 		start
-		"$TAPBOOT" run "${tbargs[@]}" -j "$1" -o "$2" >>"$LOG" 2>&1
+		"$TAPBOOT" run "${tbargs[@]}" -j "$1" -o "$2" "${@:3}" >>"$LOG" 2>&1
 		stop
 		[ "$(jq -r .complete "$2/results.json" 2>/dev/null)" = true ] ||
 			{ ERR="tapboot --kselftest -j $1 did not complete, see the log"; return 1; }
@@ -409,6 +409,10 @@ ks_row() {
 				fi
 			done
 	}
+	local sa3= isodiff=0
+	# --isolate: every test in a VM of its own, started from the snapshot (warmed here: the
+	# -j auto run above saved it, this one uses it)
+	ks_tb auto "$W/ks-iso" --isolate || { na "$what" "$ERR"; return; }
 	for ((i = 0; i < KS_REPS; i++)); do
 		ks_tb 1 "$W/ks-tb1" || { na "$what" "$ERR"; return; }
 		sa1+=" $V"
@@ -419,11 +423,23 @@ ks_row() {
 		ks_tb auto "$W/ks-tb2" || { na "$what" "$ERR"; return; }
 		sa2+=" $V"
 		nvms=$(find "$W/ks-tb2" -maxdepth 1 -name 'console.*.log' | wc -l)
+		ks_tb auto "$W/ks-iso" --isolate || { na "$what" "$ERR"; return; }
+		sa3+=" $V"
+		# the same verdicts as the shared VMs of -j auto, test by test
+		cmp -s <(jq -r '.tests[] | "\(.name) \(.result)"' "$W/ks-tb2/results.json" | sort) \
+			<(jq -r '.tests[] | "\(.name) \(.result)"' "$W/ks-iso/results.json" | sort) ||
+			isodiff=$((isodiff + 1))
 	done
 	local n
 	n=$(jq '.tests | length' "$W/ks-tb1/results.json")
 	emit "$what ($n tests${QUICK:+, $targets}): tapboot --kselftest -j 1 vs run_kselftest.sh (busybox initramfs, same QEMU line)" s "<= 1.0" "$sa1" "$sb"
-	emit "$what: tapboot --kselftest -j auto ($nvms VMs on $(nproc) CPUs) vs run_kselftest.sh" s "<= 0.6" "$sa2" "$sb"
+	emit "$what: tapboot --kselftest -j auto ($nvms VMs on $(nproc) CPUs, started from the snapshot) vs run_kselftest.sh" s "<= 0.35" "$sa2" "$sb"
+	emit "$what: tapboot --kselftest --isolate -j auto (each test in a VM of its own, from the snapshot) vs tapboot --kselftest -j auto (shared VMs)" s "<= 1.5" "$sa3" "$sa2"
+	if [ "$isodiff" = 0 ]; then
+		NOTES+=("kselftest --isolate -j auto: the same verdicts as the shared-VM -j auto run, test by test, in all $KS_REPS runs.")
+	else
+		NOTES+=("kselftest --isolate -j auto: verdicts differed from the shared-VM -j auto run in $isodiff of $KS_REPS runs (the results directories are in the log's runs).")
+	fi
 	# Verdicts test by test, in every repetition. A test that differs is then run alone on
 	# both sides 6 times (same kernel, same QEMU line): if each side gives both verdicts,
 	# the test's own verdict varies from run to run and the runners do not disagree.
@@ -591,6 +607,28 @@ else
 	na "tapboot repro parse/match" "no console log"
 fi
 
+# ---- 9. snapshot boot (issue 18): warm snapshot vs a cold boot, one trivial test ----
+sn_boot() { # sn_boot ARCH KERNEL [--no-snapshot]
+	RUNS=$((RUNS + 1))
+	start
+	run_q "$TAPBOOT" run --kernel "$2" -q -o "$W/sn$RUNS" ${3:-} "$OUT/guest/$1/static/pass" || return 1
+	stop
+	rm -rf "$W/sn$RUNS"
+}
+for arch in x86_64 arm64; do
+	[ "$arch" = x86_64 ] && k=$KX86 || k=$KARM
+	if [ -z "$k" ] || [ ! -x "$OUT/guest/$arch/static/pass" ]; then
+		na "warm snapshot, $arch" "no kernel or guest tests"
+		continue
+	fi
+	say "9. snapshot boot, $arch"
+	# one VM: the first run of an image boots cold, the second saves, the rest restore
+	sn_boot "$arch" "$k" && sn_boot "$arch" "$k" ||
+		{ na "warm snapshot, $arch" "tapboot run failed, see the log"; continue; }
+	eval "s_$arch() { sn_boot $arch $k; }; c_$arch() { sn_boot $arch $k --no-snapshot; }"
+	pair "warm snapshot, $arch, one test: tapboot run vs tapboot run --no-snapshot (wall time to exit)" s "<= 0.2" "s_$arch" "c_$arch" "$BOOT_REPS"
+done
+
 # ---- the table ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
@@ -605,7 +643,7 @@ qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
 	echo "builds, the per-test and -j rows, $pr for the parser, $BOOT_REPS for the boot-to-result rows, $KS_REPS for"
 	echo "the kselftest suite); medians, min-max."
 	echo "Ratio = tapboot's median / the peer's in the row's unit: for seconds lower is better, for MB/s"
-	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest, 14: repro)."
+	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest, 14: repro, 18: snapshot boot)."
 	echo
 	echo "| what | tapboot | peer | ratio | goal | met | tapboot min-max | peer min-max |"
 	echo "|---|---|---|---|---|---|---|---|"

@@ -47,6 +47,9 @@ for r in \
 	"per-test time in the guest, arm64" \
 	"kselftest suite, x86_64 (" \
 	"kselftest suite, x86_64: tapboot --kselftest -j auto" \
+	"kselftest suite, x86_64: tapboot --kselftest --isolate -j auto" \
+	"warm snapshot, x86_64, one test" \
+	"warm snapshot, arm64, one test" \
 	"-j 2 vs -j 1" \
 	"parser throughput, tapboot parse" \
 	"parser throughput, same log: tapboot parse vs kunit.py"; do
