@@ -74,6 +74,15 @@ char *qemu_exit_text(int status)
 	return xstrdup("QEMU exited");
 }
 
+/* In the child: fd as number to, inherited across exec (dup2 clears close-on-exec on the
+ * copy). */
+static int inherit_fd(int fd, int to)
+{
+	if (fd < 0)
+		return 0;
+	return dup2(fd, to);
+}
+
 int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint,
 	       const struct qemu_spawn_io *io)
 {
@@ -108,11 +117,17 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 		    dup2(err[1], 2) < 0)
 			_exit(127);
 		/* dup2 clears close-on-exec on the copy: QEMU inherits exactly this one */
-		if (io && io->qmp_fd >= 0 &&
-		    (io->qmp_fd == QEMU_SPAWN_QMP_FD
-			     ? fcntl(QEMU_SPAWN_QMP_FD, F_SETFD, 0)
-			     : dup2(io->qmp_fd, QEMU_SPAWN_QMP_FD)) < 0)
-			_exit(127);
+		if (io) {
+			/* above both targets first, so that one cannot overwrite the other */
+			int q = io->qmp_fd >= 0 ? fcntl(io->qmp_fd, F_DUPFD_CLOEXEC, 10) : -1;
+			int inc = io->incoming_fd >= 0 ? fcntl(io->incoming_fd, F_DUPFD_CLOEXEC, 10)
+						      : -1;
+
+			if ((io->qmp_fd >= 0 && q < 0) || (io->incoming_fd >= 0 && inc < 0) ||
+			    inherit_fd(q, QEMU_SPAWN_QMP_FD) < 0 ||
+			    inherit_fd(inc, QEMU_SPAWN_INCOMING_FD) < 0)
+				_exit(127);
+		}
 		execvp(argv->v[0], argv->v);
 		child_errno = errno;
 		if (write(exec_err[1], &child_errno, sizeof(child_errno)) < 0)

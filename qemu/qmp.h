@@ -39,7 +39,7 @@ int qmp_wait_loaded(struct qmp *q, double timeout_s, char **err);
 /* Resume a paused VM. */
 int qmp_cont(struct qmp *q, double timeout_s, char **err);
 
-/* The -incoming argument for a state file: "exec:cat 'path'" (quoted for the shell QEMU runs). */
+/* "exec:cat 'path'" (quoted for the shell QEMU runs it with). */
 char *qmp_incoming_uri(const char *path);
 
 #endif

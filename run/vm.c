@@ -1,6 +1,7 @@
 /* vm.c: the VMs of a run: console callbacks, limits, starting QEMU, waves of VMs supervised
  * together, the KVM probe's fallback, and why a VM's run did not complete. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,7 +370,8 @@ static int vm_start(struct vm *vm)
 		.smp = r->o->smp,
 	};
 	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
-	struct qemu_spawn_io io = {.stdin_pipe = true, .qmp_fd = -1};
+	struct qemu_spawn_io io = {.stdin_pipe = true, .qmp_fd = -1, .incoming_fd = -1};
+	int ret;
 
 	vm_reset(vm);
 	vm->console = fopen(vm->console_path, "w");
@@ -405,15 +407,30 @@ static int vm_start(struct vm *vm)
 		r->snap.saving |= vm->saver;
 		vm->restore = r->snap.state == SNAPSHOT_READY;
 		if (vm->restore) {
-			char *uri = qmp_incoming_uri(r->snap.path);
+			/* QEMU reads the state from the file itself: through "exec:cat" (a pipe)
+			 * loading took 1.2-1.7 s against 0.55 s here (arm64, 63 MB) */
+			io.incoming_fd = open(r->snap.path, O_RDONLY | O_CLOEXEC);
+			if (io.incoming_fd < 0) {
+				char *why = xasprintf("cannot open '%s': %s", r->snap.path,
+						      strerror(errno));
 
-			strlist_push(&vm->argv, "-incoming");
-			strlist_push(&vm->argv, uri);
-			free(uri);
+				snapshot_fail(r, why);
+				free(why);
+				vm->restore = false;
+			} else {
+				char *uri = xasprintf("fd:%d", QEMU_SPAWN_INCOMING_FD);
+
+				strlist_push(&vm->argv, "-incoming");
+				strlist_push(&vm->argv, uri);
+				free(uri);
+			}
 		}
 	}
-	if (qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg),
-		       r->snap.handoff ? &io : NULL) < 0)
+	ret = qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg),
+			 r->snap.handoff ? &io : NULL);
+	if (io.incoming_fd >= 0)
+		close(io.incoming_fd);
+	if (ret < 0)
 		return -1;
 	if (vm->qmp_on)
 		qmp_spawned(&vm->qmp);
