@@ -129,10 +129,40 @@ static char *error_desc(const char *line)
 	return end ? xstrndup(d, (size_t)(end - d)) : xstrdup(d);
 }
 
-static int exchange(struct qmp *q, const char *json, double until, char **reply, char **err)
+/* The command with fd attached (SCM_RIGHTS), for getfd. */
+static int send_with_fd(struct qmp *q, const char *s, int fd, char **err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = (void *)s, .iov_len = strlen(s)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c;
+	ssize_t w;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	do
+		w = sendmsg(q->fd, &msg, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w < (ssize_t)iov.iov_len) {
+		*err = xasprintf("cannot pass a file to QEMU's monitor: %s",
+				 w < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+static int exchange_fd(struct qmp *q, const char *json, int fd, double until, char **reply,
+		       char **err)
 {
 	char *cmd = xasprintf("%s\n", json);
-	int ret = send_all(q, cmd, err);
+	int ret = fd >= 0 ? send_with_fd(q, cmd, fd, err) : send_all(q, cmd, err);
 
 	free(cmd);
 	while (ret == 0) {
@@ -155,6 +185,11 @@ static int exchange(struct qmp *q, const char *json, double until, char **reply,
 		free(line); /* an event, or the greeting */
 	}
 	return ret;
+}
+
+static int exchange(struct qmp *q, const char *json, double until, char **reply, char **err)
+{
+	return exchange_fd(q, json, -1, until, reply, err);
 }
 
 int qmp_command(struct qmp *q, const char *json, double timeout_s, char **reply, char **err)
@@ -223,33 +258,32 @@ static char *poll_status(struct qmp *q, const char *query, const char *const *bu
 	}
 }
 
-char *qmp_incoming_uri(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addstr(&sb, "exec:cat '");
-	for (const char *p = path; *p; p++) {
-		if (*p == '\'')
-			strbuf_addstr(&sb, "'\\''");
-		else
-			strbuf_addch(&sb, *p);
-	}
-	strbuf_addch(&sb, '\'');
-	return strbuf_detach(&sb);
-}
-
 int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 {
 	static const char *const busy[] = {"setup", "active", "device", "pre-switchover",
 					   "wait-unplug", NULL};
 	double until = now_s() + timeout_s;
-	char *uri = qmp_incoming_uri(path), *cmd, *st;
-	int ret;
+	const char *cmd = "{\"execute\": \"migrate\", \"arguments\": {\"uri\": "
+			  "\"fd:tapboot-save\"}}";
+	char *st;
+	int ret, fd;
 
-	/* "exec:cat 'path'" reads; the save writes: the same quoting, "> " in front */
-	cmd = xasprintf("{\"execute\": \"migrate\", \"arguments\": {\"uri\": \"exec:cat > %s\"}}",
-			uri + strlen("exec:cat "));
-	free(uri);
+	/* QEMU writes the file we opened (getfd passes it over the monitor): no shell, no
+	 * pipe between */
+	if (qmp_command(q, "{\"execute\": \"query-status\"}", timeout_s, NULL, err) < 0)
+		return -1;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		*err = xasprintf("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = exchange_fd(q,
+			  "{\"execute\": \"getfd\", \"arguments\": {\"fdname\": "
+			  "\"tapboot-save\"}}",
+			  fd, until, NULL, err);
+	close(fd);
+	if (ret < 0)
+		return -1;
 	/* QEMU 7.2 limits migration to 32 MiB/s by default: a 50 MB state took 1.5 s to write. */
 	ret = qmp_command(q,
 			  "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
@@ -259,7 +293,6 @@ int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 		ret = qmp_command(q, "{\"execute\": \"stop\"}", until - now_s(), NULL, err);
 	if (ret == 0)
 		ret = qmp_command(q, cmd, until - now_s(), NULL, err);
-	free(cmd);
 	if (ret < 0)
 		return -1;
 	st = poll_status(q, "{\"execute\": \"query-migrate\"}", busy, until, err);

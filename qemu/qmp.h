@@ -30,8 +30,9 @@ void qmp_release(struct qmp *q);
  * negotiates capabilities first when not done yet. Events are skipped. */
 int qmp_command(struct qmp *q, const char *json, double timeout_s, char **reply, char **err);
 
-/* Pause the VM and write its whole state to path (migrate to "exec:cat > path"), without a
- * bandwidth limit; the VM stays paused. 0, or -1 with *err. */
+/* Pause the VM and write its whole state to path (an existing file, opened here and passed to
+ * QEMU with getfd; migrate to it), without a bandwidth limit; the VM stays paused. 0, or -1
+ * with *err. */
 int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err);
 /* For a QEMU started with -incoming: wait until the state is loaded and the VM paused; 0, or -1
  * with *err (QEMU failed to load it, or exited). */
@@ -39,7 +40,5 @@ int qmp_wait_loaded(struct qmp *q, double timeout_s, char **err);
 /* Resume a paused VM. */
 int qmp_cont(struct qmp *q, double timeout_s, char **err);
 
-/* "exec:cat 'path'" (quoted for the shell QEMU runs it with). */
-char *qmp_incoming_uri(const char *path);
 
 #endif
