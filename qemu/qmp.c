@@ -307,10 +307,10 @@ int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 			const char *d = strstr(reply, "\"error-desc\": \"") + 15;
 			const char *end = strchr(d, '"');
 
-			*err = xasprintf("saving failed: %.*s", end ? (int)(end - d) : (int)strlen(d),
+			*err = xasprintf("QEMU said: %.*s", end ? (int)(end - d) : (int)strlen(d),
 					 d);
 		} else {
-			*err = xasprintf("saving ended with status '%s'", st);
+			*err = xasprintf("the migration ended with status '%s'", st);
 		}
 		free(reply);
 		free(e2);
