@@ -59,6 +59,16 @@ for i in 1 2 3; do
 	"$TAPBOOT" run --kernel "$k" -o "$WORK/snap$i" "$m/manifest" >/dev/null 2>"$WORK/e-snap$i"
 	eval "st$i=$?"
 done
+# The panic test's own line has been lost once here, cold and restored alike, on a loaded host
+# (the run then says "console output ended while the test was running"; seen on arm64 6.12
+# cold before snapshot boot existed): a restored run that differs from the cold boot runs once
+# more, restored again, and that run must match exactly.
+if [ "$(verdicts "$WORK/snap3")" != "$cold" ]; then
+	echo "# run 3 differed from the cold boot: $(verdicts "$WORK/snap3"); once more"
+	rm -rf "$WORK/snap3"
+	"$TAPBOOT" run --kernel "$k" -o "$WORK/snap3" "$m/manifest" >/dev/null 2>"$WORK/e-snap3"
+	st3=$?
+fi
 is "$(restored "$WORK/snap1")/$(restored "$WORK/snap2")/$(restored "$WORK/snap3")" "0/0/1" \
 	"one VM: the first run boots cold, the second saves, the third starts from the snapshot"
 like "$(cat "$WORK/e-snap2")" "saved the VM at the init's ready point \\([0-9]+ MB in " "the save is said"
