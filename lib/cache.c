@@ -207,61 +207,51 @@ static unsigned long long cache_cap_bytes(void)
 	return mb << 20;
 }
 
-/* Snapshots (run/snapshot.c) are 50-70 MB each: the most recently used $TAPBOOT_SNAPSHOTS
- * (default 8) states stay, whatever their age; a checksum file without its state, a "seen"
- * marker unused for 30 days and temporary files older than an hour go. A run restoring from a
- * state removed under it has it open, or boots cold (it checks first). */
+/* Snapshots (run/snapshot.c) are 50-110 MB each: the $TAPBOOT_SNAPSHOTS (default 8) most
+ * recently used stay, whatever their age (a use touches KEY.sum, not the state); a state
+ * without its checksum file or the reverse, a "seen" marker unused for 30 days and temporary
+ * files older than an hour go. A run restoring from a state removed under it has it open, or
+ * boots cold (it checks first). */
 static void prune_snapshots(const char *top, time_t now)
 {
 	char *dir = xasprintf("%s/snapshots", top), *end;
 	const char *env = getenv("TAPBOOT_SNAPSHOTS");
 	unsigned long keep = env && *env ? strtoul(env, &end, 10) : 8;
 	struct cache_entry *v = NULL;
-	size_t n = 0, alloc = 0;
+	size_t n = 0, alloc = 0, sums = 0;
 	unsigned long long total = 0;
-	DIR *d;
-	struct dirent *de;
 
 	collect(dir, now, &v, &n, &alloc, &total);
 	if (n)
 		qsort(v, n, sizeof(*v), by_mtime);
-	for (size_t i = 0, states = 0; i < n; i++) {
-		size_t l = strlen(v[n - 1 - i].path);
-		const char *p = v[n - 1 - i].path;
+	/* newest first */
+	for (size_t i = n; i-- > 0;) {
+		const char *p = v[i].path;
+		size_t l = strlen(p);
 
-		/* newest first */
-		if (l > 6 && !strcmp(p + l - 6, ".state") && ++states > keep) {
+		if (l > 4 && !strcmp(p + l - 4, ".sum")) {
+			char *state = xasprintf("%.*s.state", (int)(l - 4), p);
+
+			if (++sums > keep || access(state, F_OK) < 0) {
+				unlink(state);
+				unlink(p);
+			}
+			free(state);
+		} else if (l > 6 && !strcmp(p + l - 6, ".state")) {
 			char *sum = xasprintf("%.*s.sum", (int)(l - 6), p);
 
-			unlink(p);
-			unlink(sum);
+			/* a state being saved has its sum written just before the rename: only
+			 * one left without a sum for an hour is an orphan */
+			if (access(sum, F_OK) < 0 && now - v[i].mtime > 3600)
+				unlink(p);
 			free(sum);
-		} else if (l > 5 && !strcmp(p + l - 5, ".seen") &&
-			   now - v[n - 1 - i].mtime > 30 * 86400) {
+		} else if (l > 5 && !strcmp(p + l - 5, ".seen") && now - v[i].mtime > 30 * 86400) {
 			unlink(p);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
 		free(v[i].path);
 	free(v);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (l > 4 && !strcmp(de->d_name + l - 4, ".sum")) {
-			char *state = xasprintf("%s/%.*s.state", dir, (int)(l - 4), de->d_name);
-
-			if (access(state, F_OK) < 0) {
-				char *sum = xasprintf("%s/%s", dir, de->d_name);
-
-				unlink(sum);
-				free(sum);
-			}
-			free(state);
-		}
-	}
-	if (d)
-		closedir(d);
 	free(dir);
 }
 

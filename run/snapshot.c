@@ -244,8 +244,9 @@ void snapshot_lookup(struct run *r, const struct strlist *argv)
 	free(dir);
 	if (snapshot_check(r)) {
 		r->snap.state = SNAPSHOT_READY;
-		/* marked used: the cache upkeep removes the least recently used first */
-		utimensat(AT_FDCWD, r->snap.path, NULL, 0);
+		/* marked used: the cache upkeep removes the least recently used first, by the
+		 * checksum file's time (touching the state would move its ctime and make the next
+		 * run sum it whole again) */
 		utimensat(AT_FDCWD, r->snap.sum_path, NULL, 0);
 		return;
 	}
@@ -297,10 +298,12 @@ int snapshot_save(struct run *r, struct vm *vm)
 		err = xstrdup("QEMU wrote an empty state");
 		goto fail;
 	}
-	if (write_file_atomic(r->snap.sum_path, 0, 0644, write_sum, v) < 0 ||
-	    rename(tmp, r->snap.path) < 0) {
+	/* the state first, then its sum: the cache upkeep takes a sum without its state for a
+	 * leftover at once, a state without its sum only after an hour */
+	if (rename(tmp, r->snap.path) < 0 ||
+	    write_file_atomic(r->snap.sum_path, WRITE_FILE_QUIET, 0644, write_sum, v) < 0) {
 		err = xasprintf("cannot write the snapshot into the cache: %s", strerror(errno));
-		unlink(r->snap.sum_path);
+		unlink(r->snap.path);
 		goto fail;
 	}
 	free(tmp);
