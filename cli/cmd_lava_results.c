@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
 #include "lava_log.h"
@@ -424,14 +425,14 @@ static unsigned cross_check(const struct lava_run *l, const struct tap_test *t, 
 
 int cmd_lava_results(int argc, char **argv)
 {
-	enum { OPT_FORCE = 256, OPT_JOB, OPT_JOB_URL, OPT_ORIGIN, OPT_HELP };
+	enum { OPT_FORCE = 256, OPT_JOB, OPT_JOB_URL, OPT_ORIGIN };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"job", required_argument, NULL, OPT_JOB},
 		{"job-url", required_argument, NULL, OPT_JOB_URL},
 		{"kcidb-origin", required_argument, NULL, OPT_ORIGIN},
-		{"help", no_argument, NULL, OPT_HELP},
+		CLI_HELP_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *job = NULL, *job_url = NULL, *origin = NULL, *log;
@@ -469,21 +470,11 @@ int cmd_lava_results(int argc, char **argv)
 			job_url = optarg;
 			break;
 		case OPT_ORIGIN:
-			if (!report_kcidb_origin_ok(optarg)) {
-				error("--kcidb-origin wants lower-case letters, digits and '_' "
-				      "(KCIDB's origin), got '%s'",
-				      optarg);
+			if (cli_parse_kcidb_origin(optarg, &origin) < 0)
 				goto out;
-			}
-			origin = optarg;
 			break;
-		case 'h':
-		case OPT_HELP:
-			fputs(lava_results_usage, stdout);
-			status = EXIT_PASS;
-			goto out;
 		default:
-			fputs(lava_results_usage, stderr);
+			status = cli_usage_option(c, lava_results_usage, NULL);
 			goto out;
 		}
 	}
