@@ -445,7 +445,7 @@ int cmd_lava_results(int argc, char **argv)
 	size_t ntests = 0;
 	const struct tap_summary *sum;
 	struct strbuf why = STRBUF_INIT;
-	char *dir = NULL, *url = NULL, *path, *arch = NULL;
+	char *dir = NULL, *url = NULL, *arch = NULL;
 	int c, status = EXIT_USAGE;
 	unsigned contradictions = 0;
 	char job_nonce[33] = "";
@@ -557,18 +557,7 @@ int cmd_lava_results(int argc, char **argv)
 	rep.log_url = url;
 	if (write_console(dir, &l.console) < 0)
 		goto out_status;
-	path = xasprintf("%s/results.json", dir);
-	report_json_write(path, &rep);
-	free(path);
-	path = xasprintf("%s/results.tap", dir);
-	report_tap_write(path, &rep);
-	free(path);
-	path = xasprintf("%s/junit.xml", dir);
-	report_junit_write(path, &rep);
-	free(path);
-	path = xasprintf("%s/kcidb.json", dir);
-	report_kcidb_write(path, &rep);
-	free(path);
+	report_write_all(dir, &rep);
 	report_summary_fprint(stdout, &rep);
 	if (rep.error)
 		error("%s", rep.error);
