@@ -1,7 +1,6 @@
 /* cmd_lava_results.c: tapboot lava-results LOG: a LAVA job log back into a tapboot results
  * directory. tapboot's own parser judges the console LAVA recorded (nonce, end marker, crash
  * attribution, missing tests); LAVA's monitor verdicts are cross-checked against it. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
+#include "fs.h"
 #include "lava_log.h"
 #include "protocol.h"
 #include "report.h"
@@ -299,20 +299,6 @@ static int read_job_names(const char *path, struct strlist *names, char nonce[33
 			    "tapboot lava-job?)",
 			    path);
 	return ret;
-}
-
-static bool dir_is_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	bool empty = true;
-
-	if (!d)
-		return true;
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	return empty;
 }
 
 static char *make_dir(const char *out, bool force)
