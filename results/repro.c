@@ -680,22 +680,8 @@ static void whole_console(struct repro_report *r, const char *text, size_t len)
 	}
 	if (!r->computed.nhits)
 		return;
-	size_t first = r->computed.title_line ? r->computed.title_line : r->computed.hits[0].line;
-	for (size_t i = 0; i < r->computed.nhits; i++)
-		if (r->computed.hits[i].line < first)
-			first = r->computed.hits[i].line;
-	const char *q = text;
-	for (size_t i = 1; i < first && q < end; i++) {
-		const char *e = memchr(q, '\n', end - q);
-		q = e ? e + 1 : end;
-	}
-	const char *e = q;
-	for (int i = 0; i < 60 && e < end; i++) {
-		const char *f = memchr(e, '\n', end - e);
-		e = f ? f + 1 : end;
-	}
 	free(r->dmesg);
-	r->dmesg = xstrndup(q, e - q);
+	r->dmesg = crash_scan_excerpt(&r->computed, text, len);
 }
 
 /* text (len bytes) is read where it lies; the caller keeps it. */
