@@ -183,15 +183,16 @@ static char *root_resolve(const char *root, const char *image_path)
 	return NULL;
 }
 
-static bool elf_fits(const struct deps *d, const char *host)
+/* Whether path is an ELF file for t's machine and class (a damaged one says so). A library of
+ * another architecture in the same directory is skipped, as ld.so does. */
+static bool elf_matches(const char *path, const struct builder_target *t)
 {
 	struct elfinfo ei;
 	bool ok;
 
 	elfinfo_init(&ei);
-	/* A library of another architecture in the same directory is skipped, as ld.so does. */
-	ok = !elfinfo_read(&ei, host, host) && ei.is_elf && ei.machine == d->t->elf_machine &&
-	     ei.bits == d->t->elf_class;
+	ok = !elfinfo_read(&ei, path, path) && ei.is_elf && ei.machine == t->elf_machine &&
+	     ei.bits == t->elf_class;
 	elfinfo_release(&ei);
 	return ok;
 }
@@ -262,7 +263,7 @@ static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *nam
 				h = xasprintf("%s/%s/%s", test_hdir, e, name);
 				im = xasprintf("%s/%s/%s", test_idir, e, name);
 			}
-			if (!access(h, R_OK) && elf_fits(d, h)) {
+			if (!access(h, R_OK) && elf_matches(h, d->t)) {
 				char *real = realpath(h, NULL);
 
 				ret = deps_pack(d, real ? real : h, im, test_host, test_image,
@@ -276,7 +277,7 @@ static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *nam
 	if (ret > 0) {
 		char *h = xasprintf("%s/%s", test_hdir, name);
 
-		if (!access(h, R_OK) && elf_fits(d, h)) {
+		if (!access(h, R_OK) && elf_matches(h, d->t)) {
 			char *real = realpath(h, NULL), *im = xasprintf("%s/%s", test_idir, name);
 
 			ret = deps_pack(d, real ? real : h, im, test_host, test_image, origin);
@@ -289,7 +290,7 @@ static int deps_lookup(struct deps *d, const struct elfinfo *ei, const char *nam
 		char *im = xasprintf("%s/%s", d->dirs.v[i], name);
 		char *h = root_resolve(d->sysroot, im);
 
-		if (h && elf_fits(d, h))
+		if (h && elf_matches(h, d->t))
 			ret = deps_pack(d, h, im, test_host, test_image, origin);
 		free(h);
 		free(im);
@@ -315,10 +316,8 @@ static int deps_follow(struct deps *d, const char *host, const char *image, cons
 	int ret = 0;
 
 	elfinfo_init(&ei);
-	if (elfinfo_read(&ei, host, origin)) {
-		elfinfo_release(&ei);
+	if (elfinfo_read(&ei, host, origin))
 		return -1;
-	}
 	if (ei.interp) {
 		char *h = root_resolve(d->sysroot, ei.interp);
 
@@ -390,16 +389,7 @@ static int pack_deps(struct image *img, const struct inputs *in, const struct bu
 
 static bool elf_for(const char *path, const struct builder_target *t)
 {
-	struct elfinfo ei;
-	bool ok;
-
-	if (access(path, R_OK))
-		return false;
-	elfinfo_init(&ei);
-	ok = !elfinfo_read(&ei, path, path) && ei.is_elf && ei.machine == t->elf_machine &&
-	     ei.bits == t->elf_class;
-	elfinfo_release(&ei);
-	return ok;
+	return !access(path, R_OK) && elf_matches(path, t);
 }
 
 /* opts->busybox_path, else the host's /bin/busybox (Debian's busybox-static) when it is built
@@ -1005,10 +995,8 @@ static int build_image(const struct builder_opts *o, const char *const *inputs, 
 
 		/* an init for another architecture panics the kernel ("No working init") */
 		elfinfo_init(&ei);
-		if (elfinfo_read(&ei, o->init_path, o->init_path)) {
-			elfinfo_release(&ei);
+		if (elfinfo_read(&ei, o->init_path, o->init_path))
 			goto out;
-		}
 		bad = ei.is_elf &&
 		      (ei.machine != o->target.elf_machine || ei.bits != o->target.elf_class);
 		if (bad)

@@ -20,7 +20,8 @@ struct elfinfo {
 void elfinfo_init(struct elfinfo *ei);
 void elfinfo_release(struct elfinfo *ei);
 /* Read path. A file that is not ELF gives 0 with is_elf false; a damaged ELF file or an
- * unreadable one gives -1 after an error naming origin and path. */
+ * unreadable one gives -1 after an error naming origin and path, with ei left empty (nothing
+ * to release). */
 int elfinfo_read(struct elfinfo *ei, const char *path, const char *origin);
 /* "x86_64", "aarch64", ... or "machine N" (in a static buffer for unknown ones). */
 const char *elfinfo_machine_name(unsigned machine);

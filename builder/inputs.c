@@ -82,10 +82,8 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 	int ret = 0;
 
 	elfinfo_init(&ei);
-	if (elfinfo_read(&ei, host, origin)) {
-		elfinfo_release(&ei);
+	if (elfinfo_read(&ei, host, origin))
 		return -1;
-	}
 	if (!ei.is_elf) {
 		char head[256];
 		int fd = open(host, O_RDONLY | O_CLOEXEC);

@@ -29,14 +29,14 @@ static const char build_usage[] =
 
 int cmd_build(int argc, char **argv)
 {
-	enum { OPT_ARCH = 256, OPT_TIMEOUT, OPT_CONFIG, OPT_HELP };
+	enum { OPT_ARCH = 256, OPT_TIMEOUT, OPT_CONFIG };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, OPT_ARCH },
 		{ "output", required_argument, NULL, 'o' },
 		CLI_IMAGE_LONGOPTS,
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "help", no_argument, NULL, OPT_HELP },
+		CLI_HELP_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *arch = NULL, *out = NULL, *sysroot = NULL;
@@ -74,13 +74,8 @@ int cmd_build(int argc, char **argv)
 		case OPT_CONFIG:
 			bo.kernel_config = optarg;
 			break;
-		case OPT_HELP:
-		case 'h':
-			fputs(build_usage, stdout);
-			status = 0;
-			goto out;
 		default:
-			fputs("try 'tapboot build --help'\n", stderr);
+			status = cli_usage_option(c, build_usage, "build");
 			goto out;
 		}
 	}

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
 #include "json_read.h"
@@ -287,11 +288,11 @@ out:
 
 int cmd_kcidb_submit(int argc, char **argv)
 {
-	enum { OPT_URL = 256, OPT_RETRIES, OPT_HELP };
+	enum { OPT_URL = 256, OPT_RETRIES };
 	static const struct option longopts[] = {
 		{"url", required_argument, NULL, OPT_URL},
 		{"retries", required_argument, NULL, OPT_RETRIES},
-		{"help", no_argument, NULL, OPT_HELP},
+		CLI_HELP_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	const char *url = NULL, *token = getenv("KCIDB_TOKEN");
@@ -316,13 +317,8 @@ int cmd_kcidb_submit(int argc, char **argv)
 			retries = (unsigned)v;
 			break;
 		}
-		case 'h':
-		case OPT_HELP:
-			fputs(submit_usage, stdout);
-			return EXIT_PASS;
 		default:
-			fputs(submit_usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage_option(c, submit_usage, NULL);
 		}
 	}
 	if (!url || optind >= argc) {

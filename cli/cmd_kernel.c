@@ -172,10 +172,10 @@ char *cli_kernel_spec(const char *spec, const char *want_arch, char **arch_out)
 
 static int kernel_fetch(int argc, char **argv)
 {
-	enum { OPT_RELEASE = 256, OPT_HELP };
+	enum { OPT_RELEASE = 256 };
 	static const struct option longopts[] = {
 		{ "release", required_argument, NULL, OPT_RELEASE },
-		{ "help", no_argument, NULL, OPT_HELP },
+		CLI_HELP_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *release = NULL;
@@ -188,13 +188,8 @@ static int kernel_fetch(int argc, char **argv)
 		case OPT_RELEASE:
 			release = optarg;
 			break;
-		case OPT_HELP:
-		case 'h':
-			fputs(kernel_usage, stdout);
-			return EXIT_PASS;
 		default:
-			fputs("try 'tapboot kernel --help'\n", stderr);
-			return EXIT_USAGE;
+			return cli_usage_option(c, kernel_usage, "kernel");
 		}
 	}
 	if (argc - optind != 1) {

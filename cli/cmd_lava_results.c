@@ -1,7 +1,6 @@
 /* cmd_lava_results.c: tapboot lava-results LOG: a LAVA job log back into a tapboot results
  * directory. tapboot's own parser judges the console LAVA recorded (nonce, end marker, crash
  * attribution, missing tests); LAVA's monitor verdicts are cross-checked against it. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,8 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
+#include "fs.h"
 #include "lava_log.h"
 #include "protocol.h"
 #include "report.h"
@@ -116,12 +117,12 @@ static void boot_command(struct lava_run *l, const char *cmd)
 	l->kvm = strstr(cmd, "-enable-kvm") || strstr(cmd, "accel=kvm");
 }
 
-static void add_console_line(struct lava_run *l, const struct lava_value *msg, double dt)
+static void add_console_line(struct lava_run *l, const struct json *msg, double dt)
 {
 	char *s;
 	size_t n, skip;
 
-	if (!msg || msg->kind != LAVA_STR)
+	if (!msg || msg->type != JSON_STRING)
 		return;
 	s = xstrndup(msg->str, msg->len);
 	n = msg->len;
@@ -144,10 +145,10 @@ static void add_console_line(struct lava_run *l, const struct lava_value *msg, d
 	free(s);
 }
 
-static void add_result(struct lava_run *l, const struct lava_value *msg)
+static void add_result(struct lava_run *l, const struct json *msg)
 {
-	const char *def = lava_get_str(msg, "definition"), *cs = lava_get_str(msg, "case");
-	const char *res = lava_get_str(msg, "result");
+	const char *def = json_get_str(msg, "definition"), *cs = json_get_str(msg, "case");
+	const char *res = json_get_str(msg, "result");
 
 	if (!def || !cs || !res)
 		return;
@@ -156,11 +157,11 @@ static void add_result(struct lava_run *l, const struct lava_value *msg)
 		l->job_result = xstrdup(res);
 		free(l->error_type);
 		free(l->error_msg);
-		l->error_type = lava_get_str(msg, "error_type")
-					? xstrdup(lava_get_str(msg, "error_type"))
+		l->error_type = json_get_str(msg, "error_type")
+					? xstrdup(json_get_str(msg, "error_type"))
 					: NULL;
-		l->error_msg = lava_get_str(msg, "error_msg")
-				       ? xstrdup(lava_get_str(msg, "error_msg"))
+		l->error_msg = json_get_str(msg, "error_msg")
+				       ? xstrdup(json_get_str(msg, "error_msg"))
 				       : NULL;
 		return;
 	}
@@ -188,10 +189,10 @@ static int read_log(const char *path, struct lava_run *l)
 	if (!fp)
 		return error_errno("cannot open '%s'", path);
 	while ((n = getline(&line, &cap, fp)) > 0) {
-		struct lava_value v;
+		struct json v;
 		char *err = NULL;
 		const char *lvl, *msg_s;
-		const struct lava_value *msg;
+		const struct json *msg;
 		bool last_cut = line[n - 1] != '\n';
 
 		lineno++;
@@ -211,18 +212,18 @@ static int read_log(const char *path, struct lava_run *l)
 			free(err);
 			goto out;
 		}
-		lvl = lava_get_str(&v, "lvl");
-		msg = lava_get(&v, "msg");
-		if (!lava_get_str(&v, "dt") || !lvl || !msg) {
-			lava_value_release(&v);
+		lvl = json_get_str(&v, "lvl");
+		msg = json_get(&v, "msg");
+		if (!json_get_str(&v, "dt") || !lvl || !msg) {
+			json_release(&v);
 			ret = error_at(path, lineno,
 				       "not a LAVA job log line: no \"dt\", \"lvl\" and \"msg\"");
 			goto out;
 		}
 		records++;
-		msg_s = msg->kind == LAVA_STR ? msg->str : NULL;
+		msg_s = msg->type == JSON_STRING ? msg->str : NULL;
 		if (!strcmp(lvl, "target") || !strcmp(lvl, "feedback")) {
-			add_console_line(l, msg, parse_dt(lava_get_str(&v, "dt")));
+			add_console_line(l, msg, parse_dt(json_get_str(&v, "dt")));
 		} else if (!strcmp(lvl, "results")) {
 			add_result(l, msg);
 		} else if (msg_s &&
@@ -234,7 +235,7 @@ static int read_log(const char *path, struct lava_run *l)
 		} else if (msg_s && !strncmp(msg_s, "downloading ", 12) && !l->kernel_url) {
 			l->kernel_url = xstrdup(msg_s + 12); /* the first image: the kernel */
 		}
-		lava_value_release(&v);
+		json_release(&v);
 	}
 	if (ferror(fp))
 		ret = error_errno("cannot read '%s'", path);
@@ -261,7 +262,7 @@ static int read_job_names(const char *path, struct strlist *names, char nonce[33
 	while (getline(&line, &cap, fp) > 0) {
 		char *p = strstr(line, "tapboot.test."), *colon;
 		unsigned long k;
-		struct lava_value v;
+		struct json v;
 		char *err = NULL, *doc;
 
 		lineno++;
@@ -280,15 +281,15 @@ static int read_job_names(const char *path, struct strlist *names, char nonce[33
 		/* the value is a YAML scalar: decode it as a one-entry flow mapping */
 		colon[strcspn(colon, "\r\n")] = '\0';
 		doc = xasprintf("{\"v\": %s}", colon + 1);
-		if (lava_flow_parse(doc, strlen(doc), &v, &err) < 0 || !lava_get_str(&v, "v")) {
+		if (lava_flow_parse(doc, strlen(doc), &v, &err) < 0 || !json_get_str(&v, "v")) {
 			ret = error_at(path, lineno, "bad test name: %s",
 				       err ? err : "not a string");
 			free(err);
 			free(doc);
 			break;
 		}
-		strlist_push(names, lava_get_str(&v, "v"));
-		lava_value_release(&v);
+		strlist_push(names, json_get_str(&v, "v"));
+		json_release(&v);
 		free(doc);
 	}
 	free(line);
@@ -298,20 +299,6 @@ static int read_job_names(const char *path, struct strlist *names, char nonce[33
 			    "tapboot lava-job?)",
 			    path);
 	return ret;
-}
-
-static bool dir_is_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	bool empty = true;
-
-	if (!d)
-		return true;
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-	closedir(d);
-	return empty;
 }
 
 static char *make_dir(const char *out, bool force)
@@ -424,14 +411,14 @@ static unsigned cross_check(const struct lava_run *l, const struct tap_test *t, 
 
 int cmd_lava_results(int argc, char **argv)
 {
-	enum { OPT_FORCE = 256, OPT_JOB, OPT_JOB_URL, OPT_ORIGIN, OPT_HELP };
+	enum { OPT_FORCE = 256, OPT_JOB, OPT_JOB_URL, OPT_ORIGIN };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"job", required_argument, NULL, OPT_JOB},
 		{"job-url", required_argument, NULL, OPT_JOB_URL},
 		{"kcidb-origin", required_argument, NULL, OPT_ORIGIN},
-		{"help", no_argument, NULL, OPT_HELP},
+		CLI_HELP_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *job = NULL, *job_url = NULL, *origin = NULL, *log;
@@ -444,7 +431,7 @@ int cmd_lava_results(int argc, char **argv)
 	size_t ntests = 0;
 	const struct tap_summary *sum;
 	struct strbuf why = STRBUF_INIT;
-	char *dir = NULL, *url = NULL, *path, *arch = NULL;
+	char *dir = NULL, *url = NULL, *arch = NULL;
 	int c, status = EXIT_USAGE;
 	unsigned contradictions = 0;
 	char job_nonce[33] = "";
@@ -469,21 +456,11 @@ int cmd_lava_results(int argc, char **argv)
 			job_url = optarg;
 			break;
 		case OPT_ORIGIN:
-			if (!report_kcidb_origin_ok(optarg)) {
-				error("--kcidb-origin wants lower-case letters, digits and '_' "
-				      "(KCIDB's origin), got '%s'",
-				      optarg);
+			if (cli_parse_kcidb_origin(optarg, &origin) < 0)
 				goto out;
-			}
-			origin = optarg;
 			break;
-		case 'h':
-		case OPT_HELP:
-			fputs(lava_results_usage, stdout);
-			status = EXIT_PASS;
-			goto out;
 		default:
-			fputs(lava_results_usage, stderr);
+			status = cli_usage_option(c, lava_results_usage, NULL);
 			goto out;
 		}
 	}
@@ -566,18 +543,7 @@ int cmd_lava_results(int argc, char **argv)
 	rep.log_url = url;
 	if (write_console(dir, &l.console) < 0)
 		goto out_status;
-	path = xasprintf("%s/results.json", dir);
-	report_json_write(path, &rep);
-	free(path);
-	path = xasprintf("%s/results.tap", dir);
-	report_tap_write(path, &rep);
-	free(path);
-	path = xasprintf("%s/junit.xml", dir);
-	report_junit_write(path, &rep);
-	free(path);
-	path = xasprintf("%s/kcidb.json", dir);
-	report_kcidb_write(path, &rep);
-	free(path);
+	report_write_all(dir, &rep);
 	report_summary_fprint(stdout, &rep);
 	if (rep.error)
 		error("%s", rep.error);

@@ -67,7 +67,7 @@ static const char *guess_suite(const struct tap_test *t, size_t n)
 
 int cmd_parse(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_HELP, OPT_KCIDB_ORIGIN, OPT_FOREIGN };
+	enum { OPT_FORMAT = 256, OPT_SUITE, OPT_NONCE, OPT_KCIDB_ORIGIN, OPT_FOREIGN };
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		CLI_POLICY_LONGOPTS,
@@ -75,7 +75,7 @@ int cmd_parse(int argc, char **argv)
 		{"nonce", required_argument, NULL, OPT_NONCE},
 		{"kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN},
 		{"foreign", no_argument, NULL, OPT_FOREIGN},
-		{"help", no_argument, NULL, OPT_HELP},
+		CLI_HELP_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	static const char *const fmt_names[] = {"summary", "tap", "json", "junit", "kcidb"};
@@ -125,20 +125,11 @@ int cmd_parse(int argc, char **argv)
 			foreign = true;
 			break;
 		case OPT_KCIDB_ORIGIN:
-			if (!report_kcidb_origin_ok(optarg)) {
-				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
-				      optarg);
+			if (cli_parse_kcidb_origin(optarg, &origin) < 0)
 				goto out;
-			}
-			origin = optarg;
 			break;
-		case 'h':
-		case OPT_HELP:
-			fputs(parse_usage, stdout);
-			status = EXIT_PASS;
-			goto out;
 		default:
-			fputs(parse_usage, stderr);
+			status = cli_usage_option(c, parse_usage, NULL);
 			goto out;
 		}
 	}

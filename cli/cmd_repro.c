@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "commands_repro.h"
 #include "error.h"
 #include "repro.h"
@@ -370,7 +371,7 @@ static int do_run(int argc, char **argv)
 		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"accel", required_argument, NULL, OPT_ACCEL},
 		{"memory", required_argument, NULL, OPT_MEMORY},
-		{"help", no_argument, NULL, 'h'},
+		CLI_HELP_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -410,12 +411,8 @@ static int do_run(int argc, char **argv)
 			o.n = (unsigned)v;
 			break;
 		}
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return bisect_code(EXIT_USAGE, o.bisect);
+			return bisect_code(cli_usage_option(c, usage, NULL), o.bisect);
 		}
 	}
 	if (optind >= argc || !o.kernel) {

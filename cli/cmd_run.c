@@ -86,7 +86,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 {
 	enum {
 		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
-		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_HELP, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
+		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
 		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_BOOT_AS_IS, OPT_KCIDB_ORIGIN,
 		OPT_NO_SNAPSHOT, OPT_ISOLATE,
 	};
@@ -121,7 +121,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "test", required_argument, NULL, 't' },
 		CLI_POLICY_LONGOPTS,
 		{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
-		{ "help", no_argument, NULL, OPT_HELP },
+		CLI_HELP_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **arches = xcalloc((size_t)argc + 1, sizeof(*arches));
@@ -145,12 +145,8 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			o->targets[o->ntargets++] = (struct run_target){ optarg, NULL };
 			break;
 		case OPT_KCIDB_ORIGIN:
-			if (!report_kcidb_origin_ok(optarg)) {
-				error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
-				      optarg);
+			if (cli_parse_kcidb_origin(optarg, &o->kcidb_origin) < 0)
 				goto out;
-			}
-			o->kcidb_origin = optarg;
 			break;
 		case OPT_ARCH:
 			arches[narch++] = optarg;
@@ -270,14 +266,9 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 				o->jobs_auto = false;
 			}
 			break;
-		case OPT_HELP:
-		case 'h':
-			/* 1: done; main checks stdout before the exit status is 0 */
-			fputs(run_usage, stdout);
-			ret = 1;
-			goto out;
 		default:
-			fputs("try 'tapboot run --help'\n", stderr);
+			/* 1 after --help: main checks stdout before the exit status is 0 */
+			ret = cli_usage_option(c, run_usage, "run") == EXIT_PASS ? 1 : -1;
 			goto out;
 		}
 	}

@@ -44,6 +44,16 @@ enum { CLI_OPT_SKIP = 1100, CLI_OPT_EXPECT_SKIP };
 /* 1 taken, 0 not one of them, -1 after a message. */
 int cli_policy_option(struct report_policy *pol, struct strlist *expect, int c, const char *arg);
 
+/* --help is -h in every command's getopt table, so cli_usage_option sees one c for both. */
+#define CLI_HELP_LONGOPT { "help", no_argument, NULL, 'h' }
+/* The default: of a command's option switch. -h or --help: usage on stdout, EXIT_PASS. Anything
+ * else getopt refused (it said why): "try 'tapboot CMD --help'" on stderr, or with cmd NULL
+ * the usage itself, EXIT_USAGE. */
+int cli_usage_option(int c, const char *usage, const char *cmd);
+/* --kcidb-origin (run, parse, lava-results) into *out; -1 after a message when it is not
+ * KCIDB's origin syntax. */
+int cli_parse_kcidb_origin(const char *arg, const char **out);
+
 /* --kernel debian:ARCH[:RELEASE]: Debian's packaged kernel, fetched into the cache. */
 #define CLI_KERNEL_DEBIAN "debian:"
 /* Fetch (or find cached) Debian's kernel for arch from release (NULL: the machine's apt

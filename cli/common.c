@@ -1,4 +1,5 @@
-/* common.c: what tapboot run and tapboot build share: option values, the initramfs options. */
+/* common.c: what the commands share: option values, the initramfs and skip policy options,
+ * the end of every option switch. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +36,27 @@ int cli_parse_seconds(const char *s, unsigned *out)
 	return 0;
 }
 
+int cli_usage_option(int c, const char *usage, const char *cmd)
+{
+	if (c == 'h') {
+		fputs(usage, stdout);
+		return EXIT_PASS;
+	}
+	if (cmd)
+		fprintf(stderr, "try 'tapboot %s --help'\n", cmd);
+	else
+		fputs(usage, stderr);
+	return EXIT_USAGE;
+}
+
+int cli_parse_kcidb_origin(const char *arg, const char **out)
+{
+	if (!report_kcidb_origin_ok(arg))
+		return error("--kcidb-origin wants lower-case letters, digits and '_' (KCIDB's origin), got '%s'",
+			     arg);
+	*out = arg;
+	return 0;
+}
 
 int cli_image_option(struct builder_opts *bo, const char **sysroot, int c, const char *arg)
 {

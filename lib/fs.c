@@ -1,6 +1,7 @@
-/* fs.c: mkdir -p, reading a whole file, writing one atomically. */
+/* fs.c: mkdir -p, an empty directory, reading a whole file, writing one atomically. */
 #include "fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,6 +29,20 @@ int mkdir_p(const char *path)
 	}
 	free(p);
 	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return true;
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	return empty;
 }
 
 int read_file(const char *path, char **buf, size_t *len)

@@ -2,12 +2,17 @@
 #ifndef TAPBOOT_FS_H
 #define TAPBOOT_FS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 /* Create path and its missing parents (mode 0755), like mkdir -p. 0, or -1 with errno set
  * (the caller names the path in its message). */
 int mkdir_p(const char *path);
+
+/* Whether path holds nothing but "." and "..". One that cannot be opened (a results directory
+ * not made yet) counts as empty: creating it, not this, is where a problem is reported. */
+bool dir_is_empty(const char *path);
 
 /* The whole of path into *buf (NUL-terminated; its length, without the NUL, in *len). -1 with
  * errno set and *buf NULL when it cannot be opened or read (the caller names the file). */

@@ -1,6 +1,7 @@
 /* paths.c: where the host tool finds its configs, inits, helper scripts and data (paths.h). */
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -145,36 +146,39 @@ void tapboot_dirs_release(struct tapboot_dirs *d)
 	memset(d, 0, sizeof(*d));
 }
 
-char *tapboot_configs_dir(void)
+/* One directory of tapboot_dirs_get's, by its member's offset in the struct: the caller's. */
+static char *dirs_take(size_t member)
 {
 	struct tapboot_dirs d;
-	char *s;
+	char **dir, *s;
 
 	tapboot_dirs_get(&d);
-	s = d.configs;
-	d.configs = NULL;
+	dir = (char **)((char *)&d + member);
+	s = *dir;
+	*dir = NULL;
 	tapboot_dirs_release(&d);
 	return s;
+}
+
+static char *dirs_path(size_t member, const char *name)
+{
+	char *dir = dirs_take(member), *s = xasprintf("%s/%s", dir, name);
+
+	free(dir);
+	return s;
+}
+
+char *tapboot_configs_dir(void)
+{
+	return dirs_take(offsetof(struct tapboot_dirs, configs));
 }
 
 char *tapboot_script_path(const char *name)
 {
-	struct tapboot_dirs d;
-	char *s;
-
-	tapboot_dirs_get(&d);
-	s = xasprintf("%s/%s", d.scripts, name);
-	tapboot_dirs_release(&d);
-	return s;
+	return dirs_path(offsetof(struct tapboot_dirs, scripts), name);
 }
 
 char *tapboot_data_path(const char *name)
 {
-	struct tapboot_dirs d;
-	char *s;
-
-	tapboot_dirs_get(&d);
-	s = xasprintf("%s/%s", d.data, name);
-	tapboot_dirs_release(&d);
-	return s;
+	return dirs_path(offsetof(struct tapboot_dirs, data), name);
 }

@@ -1,6 +1,7 @@
 /* tap.c: TAP 13 emitter. */
 #include "tap.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 static void indent(struct strbuf *sb, unsigned depth)
@@ -80,6 +81,18 @@ void tap_yaml_raw(struct strbuf *sb, unsigned depth, const char *key, const char
 {
 	indent(sb, depth);
 	strbuf_addf(sb, "  %s: %s\n", key, value);
+}
+
+void tap_yaml_rawf(struct strbuf *sb, unsigned depth, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	indent(sb, depth);
+	strbuf_addf(sb, "  %s: ", key);
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+	strbuf_addch(sb, '\n');
 }
 
 void tap_yaml_str(struct strbuf *sb, unsigned depth, const char *key, const char *value)

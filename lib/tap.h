@@ -20,6 +20,9 @@ void tap_diag(struct strbuf *sb, unsigned depth, const char *text);
 void tap_yaml_begin(struct strbuf *sb, unsigned depth);
 void tap_yaml_str(struct strbuf *sb, unsigned depth, const char *key, const char *value);
 void tap_yaml_raw(struct strbuf *sb, unsigned depth, const char *key, const char *value);
+/* The same with the value formatted (a number). */
+void tap_yaml_rawf(struct strbuf *sb, unsigned depth, const char *key, const char *fmt, ...)
+	FMT_PRINTF(4, 5);
 void tap_yaml_end(struct strbuf *sb, unsigned depth);
 void tap_bail_out(struct strbuf *sb, const char *reason);
 

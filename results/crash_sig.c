@@ -1340,24 +1340,33 @@ struct crash_sig *crash_sig_from_text(const char *buf, size_t len)
 	} else {
 		sig->title = xstrdup(sig->ids[0]);
 	}
-	/* the excerpt: from the first problem line, at most 60 lines */
-	size_t first = s.title_line ? s.title_line : s.hits[0].line;
-	for (size_t i = 0; i < s.nhits; i++)
-		if (s.hits[i].line < first)
-			first = s.hits[i].line;
-	const char *p = buf, *end = buf + len;
-	for (size_t l = 1; l < first && p < end; l++) {
-		const char *nl = memchr(p, '\n', end - p);
-		p = nl ? nl + 1 : end;
-	}
-	const char *q = p;
-	for (int l = 0; l < 60 && q < end; l++) {
-		const char *nl = memchr(q, '\n', end - q);
-		q = nl ? nl + 1 : end;
-	}
-	sig->excerpt = xstrndup(p, q - p);
+	sig->excerpt = crash_scan_excerpt(&s, buf, len);
 	crash_scan_release(&s);
 	return sig;
+}
+
+/* The line after the one at p (end when there is none). */
+static const char *next_line(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', end - p);
+
+	return nl ? nl + 1 : end;
+}
+
+char *crash_scan_excerpt(const struct crash_scan *s, const char *buf, size_t len)
+{
+	size_t first = s->title_line ? s->title_line : s->hits[0].line;
+	const char *p = buf, *q, *end = buf + len;
+
+	for (size_t i = 0; i < s->nhits; i++)
+		if (s->hits[i].line < first)
+			first = s->hits[i].line;
+	for (size_t l = 1; l < first && p < end; l++)
+		p = next_line(p, end);
+	q = p;
+	for (int l = 0; l < 60 && q < end; l++)
+		q = next_line(q, end);
+	return xstrndup(p, q - p);
 }
 
 struct crash_sig *crash_sig_from_file(const char *path)

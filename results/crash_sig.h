@@ -34,6 +34,9 @@ void crash_scan_release(struct crash_scan *s);
 /* Scan a console (any mix of raw and decoded lines, \r\n or \n). Never fails: text that holds
  * no kernel problem leaves s->nhits at 0 and s->title NULL. */
 void crash_scan_text(struct crash_scan *s, const char *buf, size_t len);
+/* The first problem's report in buf (the text s scanned, s->nhits > 0): at most 60 lines from
+ * the earliest of the title's and the hits' lines. The caller frees it. */
+char *crash_scan_excerpt(const struct crash_scan *s, const char *buf, size_t len);
 
 /* The lkp id of one console line, or NULL when lkp would not count it (caller frees). Used for
  * lines read out of a report's table context; calltrace ids need the whole log (crash_scan). */

@@ -177,22 +177,22 @@ static int squoted(struct cur *c, struct strbuf *sb)
 	return fail(c, "unterminated single-quoted string");
 }
 
-static void value_push(struct lava_value *v, char *key, struct lava_value *item)
+static void value_push(struct json *v, char *key, struct json *item)
 {
 	if (v->n == v->alloc) {
 		v->alloc = v->alloc ? 2 * v->alloc : 8;
 		v->items = xrealloc(v->items, v->alloc * sizeof(*v->items));
-		if (v->kind == LAVA_MAP)
+		if (v->type == JSON_OBJECT)
 			v->keys = xrealloc(v->keys, v->alloc * sizeof(*v->keys));
 	}
-	if (v->kind == LAVA_MAP)
+	if (v->type == JSON_OBJECT)
 		v->keys[v->n] = key;
 	v->items[v->n++] = *item;
 }
 
-static int parse_value(struct cur *c, struct lava_value *out, unsigned depth);
+static int parse_value(struct cur *c, struct json *out, unsigned depth);
 
-static int scalar(struct cur *c, struct lava_value *out)
+static int scalar(struct cur *c, struct json *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int ret = 0;
@@ -219,17 +219,17 @@ static int scalar(struct cur *c, struct lava_value *out)
 		strbuf_release(&sb);
 		return -1;
 	}
-	out->kind = LAVA_STR;
+	out->type = JSON_STRING;
 	out->len = sb.len;
 	out->str = strbuf_detach(&sb);
 	return 0;
 }
 
-static int collection(struct cur *c, struct lava_value *out, unsigned depth, bool map)
+static int collection(struct cur *c, struct json *out, unsigned depth, bool map)
 {
 	char close = map ? '}' : ']';
 
-	out->kind = map ? LAVA_MAP : LAVA_LIST;
+	out->type = map ? JSON_OBJECT : JSON_ARRAY;
 	c->i++;
 	skip_ws(c);
 	if (c->i < c->n && c->s[c->i] == close) {
@@ -237,7 +237,7 @@ static int collection(struct cur *c, struct lava_value *out, unsigned depth, boo
 		return 0;
 	}
 	for (;;) {
-		struct lava_value key = {0}, item = {0};
+		struct json key = {0}, item = {0};
 
 		skip_ws(c);
 		if (map) {
@@ -247,15 +247,15 @@ static int collection(struct cur *c, struct lava_value *out, unsigned depth, boo
 				return -1;
 			skip_ws(c);
 			if (c->i >= c->n || c->s[c->i] != ':') {
-				lava_value_release(&key);
+				json_release(&key);
 				return fail(c, "':' expected after a key");
 			}
 			c->i++;
 			skip_ws(c);
 		}
 		if (parse_value(c, &item, depth + 1) < 0) {
-			lava_value_release(&key);
-			lava_value_release(&item);
+			json_release(&key);
+			json_release(&item);
 			return -1;
 		}
 		value_push(out, map ? key.str : NULL, &item);
@@ -275,7 +275,7 @@ static int collection(struct cur *c, struct lava_value *out, unsigned depth, boo
 	}
 }
 
-static int parse_value(struct cur *c, struct lava_value *out, unsigned depth)
+static int parse_value(struct cur *c, struct json *out, unsigned depth)
 {
 	memset(out, 0, sizeof(*out));
 	if (depth > 32)
@@ -296,7 +296,7 @@ static int parse_value(struct cur *c, struct lava_value *out, unsigned depth)
 	return scalar(c, out);
 }
 
-int lava_flow_parse(const char *line, size_t len, struct lava_value *out, char **err)
+int lava_flow_parse(const char *line, size_t len, struct json *out, char **err)
 {
 	struct cur c = {line, len, 0, NULL};
 
@@ -311,47 +311,17 @@ int lava_flow_parse(const char *line, size_t len, struct lava_value *out, char *
 		return -1;
 	}
 	if (parse_value(&c, out, 0) < 0) {
-		lava_value_release(out);
+		json_release(out);
 		*err = c.err;
 		return -1;
 	}
 	skip_ws(&c);
 	if (c.i != c.n) {
-		lava_value_release(out);
+		json_release(out);
 		*err = xasprintf("text after the mapping at column %zu", c.i + 1);
 		return -1;
 	}
 	return 0;
-}
-
-void lava_value_release(struct lava_value *v)
-{
-	for (size_t i = 0; i < v->n; i++) {
-		lava_value_release(&v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->str);
-	memset(v, 0, sizeof(*v));
-}
-
-const struct lava_value *lava_get(const struct lava_value *v, const char *key)
-{
-	if (!v || v->kind != LAVA_MAP)
-		return NULL;
-	for (size_t i = 0; i < v->n; i++)
-		if (!strcmp(v->keys[i], key))
-			return &v->items[i];
-	return NULL;
-}
-
-const char *lava_get_str(const struct lava_value *v, const char *key)
-{
-	const struct lava_value *x = lava_get(v, key);
-
-	return x && x->kind == LAVA_STR ? x->str : NULL;
 }
 
 size_t lava_unescape_quotes(char *s, size_t len)

@@ -8,25 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum lava_kind { LAVA_STR, LAVA_MAP, LAVA_LIST };
+#include "json_read.h"
 
-struct lava_value {
-	enum lava_kind kind;
-	char *str; /* owned, LAVA_STR: decoded UTF-8, len bytes (may hold NUL), NUL-terminated */
-	size_t len;
-	char **keys;		  /* owned, LAVA_MAP */
-	struct lava_value *items; /* owned, LAVA_MAP (the values) and LAVA_LIST */
-	size_t n, alloc;
-};
-
-/* One log line (without its newline; a leading "- " is skipped). 0 and *out filled, or -1
- * with *err (caller frees) saying what is wrong and at which column. */
-int lava_flow_parse(const char *line, size_t len, struct lava_value *out, char **err);
-void lava_value_release(struct lava_value *v);
-/* The value of key in a map, NULL when absent or v is not a map. */
-const struct lava_value *lava_get(const struct lava_value *v, const char *key);
-/* Its string, NULL when absent or not a string. */
-const char *lava_get_str(const struct lava_value *v, const char *key);
+/* One log line (without its newline; a leading "- " is skipped) into *out, a JSON value tree
+ * (json_read.h: read with json_get and json_get_str, freed with json_release) of
+ * JSON_OBJECT, JSON_ARRAY and JSON_STRING only: every scalar stays a string (decoded UTF-8,
+ * len bytes, may hold NUL), as LAVA's readers take them. 0, or -1 with *err (caller frees)
+ * saying what is wrong and at which column. */
+int lava_flow_parse(const char *line, size_t len, struct json *out, char **err);
 
 /* LAVA 2023.01's ShellLogger writes every '"' of the console as '\"' (lava_dispatcher/shell.py);
  * later versions do not. Undo it in place on s (len bytes); returns the new length. */

@@ -38,6 +38,9 @@ int report_json_write(const char *path, const struct report_run *r);
 int report_tap_write(const char *path, const struct report_run *r);
 int report_junit_write(const char *path, const struct report_run *r);
 int report_kcidb_write(const char *path, const struct report_run *r);
+/* All four into DIR (results.json, results.tap, junit.xml, kcidb.json): -1 when one could not
+ * be written (it said why), the others are written all the same. */
+int report_write_all(const char *dir, const struct report_run *r);
 /* The same documents to a stream (tapboot parse --format). */
 int report_json_fprint(FILE *fp, const struct report_run *r);
 int report_tap_fprint(FILE *fp, const struct report_run *r);

@@ -54,22 +54,10 @@ static void tap_tests(struct strbuf *sb, const struct tap_test *t, size_t n, uns
 			tap_yaml_begin(sb, depth);
 			if (t[i].verdict == VERDICT_CRASH || t[i].verdict == VERDICT_MISSING)
 				tap_yaml_raw(sb, depth, "result", verdict_name(t[i].verdict));
-			if (t[i].duration_s >= 0) {
-				struct strbuf d = STRBUF_INIT;
-
-				strbuf_init(&d);
-				strbuf_addf(&d, "%.3f", t[i].duration_s);
-				tap_yaml_raw(sb, depth, "duration_s", d.buf);
-				strbuf_release(&d);
-			}
-			if (t[i].exit_code >= 0) {
-				struct strbuf d = STRBUF_INIT;
-
-				strbuf_init(&d);
-				strbuf_addf(&d, "%d", t[i].exit_code);
-				tap_yaml_raw(sb, depth, "exit", d.buf);
-				strbuf_release(&d);
-			}
+			if (t[i].duration_s >= 0)
+				tap_yaml_rawf(sb, depth, "duration_s", "%.3f", t[i].duration_s);
+			if (t[i].exit_code >= 0)
+				tap_yaml_rawf(sb, depth, "exit", "%d", t[i].exit_code);
 			if (t[i].reason)
 				tap_yaml_str(sb, depth, "reason", t[i].reason);
 			tap_yaml_end(sb, depth);

@@ -680,22 +680,8 @@ static void whole_console(struct repro_report *r, const char *text, size_t len)
 	}
 	if (!r->computed.nhits)
 		return;
-	size_t first = r->computed.title_line ? r->computed.title_line : r->computed.hits[0].line;
-	for (size_t i = 0; i < r->computed.nhits; i++)
-		if (r->computed.hits[i].line < first)
-			first = r->computed.hits[i].line;
-	const char *q = text;
-	for (size_t i = 1; i < first && q < end; i++) {
-		const char *e = memchr(q, '\n', end - q);
-		q = e ? e + 1 : end;
-	}
-	const char *e = q;
-	for (int i = 0; i < 60 && e < end; i++) {
-		const char *f = memchr(e, '\n', end - e);
-		e = f ? f + 1 : end;
-	}
 	free(r->dmesg);
-	r->dmesg = xstrndup(q, e - q);
+	r->dmesg = crash_scan_excerpt(&r->computed, text, len);
 }
 
 /* text (len bytes) is read where it lies; the caller keeps it. */
@@ -1149,48 +1135,66 @@ static void jcount(FILE *fp, long v)
 		fprintf(fp, "%ld", v);
 }
 
+/* Each member after the first opens with ",\n  \"KEY\": ". */
+static void jkey(FILE *fp, const char *key)
+{
+	fprintf(fp, ",\n  \"%s\": ", key);
+}
+
+static void jfield(FILE *fp, const char *key, const char *s)
+{
+	jkey(fp, key);
+	jstr(fp, s);
+}
+
+static void jstrs(FILE *fp, const char *key, char *const *v, size_t n)
+{
+	jkey(fp, key);
+	fputc('[', fp);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, v[i]);
+	}
+	fputc(']', fp);
+}
+
+static void jkvs(FILE *fp, const char *key, const struct repro_kv *kv, size_t n)
+{
+	jkey(fp, key);
+	fputc('{', fp);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, kv[i].key);
+		fputs(": ", fp);
+		jstr(fp, kv[i].value);
+	}
+	fputc('}', fp);
+}
+
 void repro_report_json(FILE *fp, const struct repro_report *r)
 {
+	/* The report's own strings in the order the document has always had them. */
+	const struct {
+		const char *key, *value;
+	} head[] = {
+		{ "kind", r->kind }, { "headline", r->headline }, { "subject", r->subject },
+		{ "message_id", r->message_id }, { "commit", r->commit },
+		{ "commit_subject", r->commit_subject }, { "tree", r->tree }, { "branch", r->branch },
+		{ "testcase", r->testcase }, { "version", r->version },
+	}, machine[] = {
+		{ "config", r->config_name }, { "compiler", r->compiler },
+		{ "test_machine", r->machine }, { "closes", r->closes }, { "parent", r->parent },
+	};
+
 	fputs("{\n  \"source\": ", fp);
 	jstr(fp, r->source);
-	fputs(",\n  \"kind\": ", fp);
-	jstr(fp, r->kind);
-	fputs(",\n  \"headline\": ", fp);
-	jstr(fp, r->headline);
-	fputs(",\n  \"subject\": ", fp);
-	jstr(fp, r->subject);
-	fputs(",\n  \"message_id\": ", fp);
-	jstr(fp, r->message_id);
-	fputs(",\n  \"commit\": ", fp);
-	jstr(fp, r->commit);
-	fputs(",\n  \"commit_subject\": ", fp);
-	jstr(fp, r->commit_subject);
-	fputs(",\n  \"tree\": ", fp);
-	jstr(fp, r->tree);
-	fputs(",\n  \"branch\": ", fp);
-	jstr(fp, r->branch);
-	fputs(",\n  \"testcase\": ", fp);
-	jstr(fp, r->testcase);
-	fputs(",\n  \"version\": ", fp);
-	jstr(fp, r->version);
-	fputs(",\n  \"parameters\": {", fp);
-	for (size_t i = 0; i < r->nparams; i++) {
-		fputs(i ? ", " : "", fp);
-		jstr(fp, r->params[i].key);
-		fputs(": ", fp);
-		jstr(fp, r->params[i].value);
-	}
-	fputs("},\n  \"config\": ", fp);
-	jstr(fp, r->config_name);
-	fputs(",\n  \"compiler\": ", fp);
-	jstr(fp, r->compiler);
-	fputs(",\n  \"test_machine\": ", fp);
-	jstr(fp, r->machine);
-	fputs(",\n  \"closes\": ", fp);
-	jstr(fp, r->closes);
-	fputs(",\n  \"parent\": ", fp);
-	jstr(fp, r->parent);
-	fputs(",\n  \"signatures\": [", fp);
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		jfield(fp, head[i].key, head[i].value);
+	jkvs(fp, "parameters", r->params, r->nparams);
+	for (size_t i = 0; i < sizeof(machine) / sizeof(machine[0]); i++)
+		jfield(fp, machine[i].key, machine[i].value);
+	jkey(fp, "signatures");
+	fputc('[', fp);
 	for (size_t i = 0; i < r->nrows; i++) {
 		fputs(i ? ",\n    {\"id\": " : "\n    {\"id\": ", fp);
 		jstr(fp, r->rows[i].id);
@@ -1200,40 +1204,24 @@ void repro_report_json(FILE *fp, const struct repro_report *r)
 		jcount(fp, r->rows[i].commit);
 		fputc('}', fp);
 	}
-	fputs(r->nrows ? "\n  ],\n  \"computed\": {\"title\": " : "],\n  \"computed\": {\"title\": ", fp);
+	fputs(r->nrows ? "\n  ]" : "]", fp);
+	jkey(fp, "computed");
+	fputs("{\"title\": ", fp);
 	jstr(fp, r->computed.title);
 	fputs(", \"ids\": [", fp);
 	for (size_t i = 0; i < r->computed.nhits; i++) {
 		fputs(i ? ", " : "", fp);
 		jstr(fp, r->computed.hits[i].id);
 	}
-	fputs("]},\n  \"cmdline\": ", fp);
-	jstr(fp, r->cmdline);
-	fputs(",\n  \"cmdline_from\": ", fp);
-	jstr(fp, r->cmdline_from);
-	fputs(",\n  \"arch\": ", fp);
-	jstr(fp, r->arch);
-	fputs(",\n  \"need_kconfig\": [", fp);
-	for (size_t i = 0; i < r->nneed; i++) {
-		fputs(i ? ", " : "", fp);
-		jstr(fp, r->need_kconfig[i]);
-	}
-	fputs("],\n  \"files\": [", fp);
-	for (size_t i = 0; i < r->nfiles; i++) {
-		fputs(i ? ", " : "", fp);
-		jstr(fp, r->files[i]);
-	}
-	fputs("],\n  \"job\": {", fp);
-	for (size_t i = 0; i < r->njob; i++) {
-		fputs(i ? ", " : "", fp);
-		jstr(fp, r->job[i].key);
-		fputs(": ", fp);
-		jstr(fp, r->job[i].value);
-	}
-	fputs("},\n  \"full_dmesg\": ", fp);
-	jstr(fp, r->full_dmesg_name);
-	fputs(",\n  \"dmesg\": ", fp);
-	jstr(fp, r->dmesg);
+	fputs("]}", fp);
+	jfield(fp, "cmdline", r->cmdline);
+	jfield(fp, "cmdline_from", r->cmdline_from);
+	jfield(fp, "arch", r->arch);
+	jstrs(fp, "need_kconfig", r->need_kconfig, r->nneed);
+	jstrs(fp, "files", r->files, r->nfiles);
+	jkvs(fp, "job", r->job, r->njob);
+	jfield(fp, "full_dmesg", r->full_dmesg_name);
+	jfield(fp, "dmesg", r->dmesg);
 	fputs("\n}\n", fp);
 }
 

@@ -211,26 +211,6 @@ static void merge_vms(struct run *r, struct results *res)
 	free(sh);
 }
 
-static void write_reports(struct run *r, const struct report_run *rep)
-{
-	static const struct {
-		const char *file;
-		int (*write)(const char *path, const struct report_run *r);
-	} writers[] = {
-		{"results.json", report_json_write},
-		{"results.tap", report_tap_write},
-		{"junit.xml", report_junit_write},
-		{"kcidb.json", report_kcidb_write},
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(writers); i++) {
-		char *p = xasprintf("%s/%s", r->dir, writers[i].file);
-
-		writers[i].write(p, rep);
-		free(p);
-	}
-}
-
 static int put_str(FILE *fp, const void *s)
 {
 	return fputs(s, fp) < 0 ? -1 : 0;
@@ -294,7 +274,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	crash = report_exit_status(&rep) ? crash_sig_from_file(dpath) : NULL;
 	rep.crash = crash;
 	free(dpath);
-	write_reports(r, &rep);
+	report_write_all(r->dir, &rep);
 	write_qemu_logs(r);
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o->quiet)

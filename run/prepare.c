@@ -1,6 +1,5 @@
 /* prepare.c: before a run boots: the kernel (a file or a build directory), the image QEMU boots,
  * the results directory, the nonce, the tests and kselftest input, the initramfs. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "accel.h"
 #include "cache.h"
 #include "error.h"
+#include "fs.h"
 #include "kernel_image.h"
 #include "run.h"
 #include "shard.h"
@@ -186,21 +186,6 @@ static void choose_boot_image(struct run *r)
 		free(unpacked);
 	}
 	free(cache);
-}
-
-static bool dir_is_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return true;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			empty = false;
-	closedir(d);
-	return empty;
 }
 
 char *run_new_results_dir(const char *what)

@@ -7,7 +7,7 @@
 #include "harness.h"
 #include "lava_log.h"
 
-static int parse(const char *line, struct lava_value *v, char **err)
+static int parse(const char *line, struct json *v, char **err)
 {
 	*err = NULL;
 	return lava_flow_parse(line, strlen(line), v, err);
@@ -15,32 +15,32 @@ static int parse(const char *line, struct lava_value *v, char **err)
 
 static void t_lines(void)
 {
-	struct lava_value v;
+	struct json v;
 	char *err;
 
 	if (check_int(parse("{\"dt\": \"2026-12-04T17:33:51.896529\", \"lvl\": \"target\", "
 			    "\"msg\": \"ok 1 pass\"}\n",
 			    &v, &err),
 		      ==, 0)) {
-		check_str(lava_get_str(&v, "dt"), "2026-12-04T17:33:51.896529");
-		check_str(lava_get_str(&v, "lvl"), "target");
-		check_str(lava_get_str(&v, "msg"), "ok 1 pass");
-		check(lava_get_str(&v, "nope") == NULL);
-		lava_value_release(&v);
+		check_str(json_get_str(&v, "dt"), "2026-12-04T17:33:51.896529");
+		check_str(json_get_str(&v, "lvl"), "target");
+		check_str(json_get_str(&v, "msg"), "ok 1 pass");
+		check(json_get_str(&v, "nope") == NULL);
+		json_release(&v);
 	}
 	/* escapes as PyYAML writes them, and 2023.01's \" inside the text */
 	if (check_int(parse("{\"msg\": \"caf\\xE9 \\u2028 \\N\\_\\L\\P \\e[0m \\\\\\\"q\\\\\\\" "
 			    "\\t\\0z \\U0001F600\"}",
 			    &v, &err),
 		      ==, 0)) {
-		const struct lava_value *m = lava_get(&v, "msg");
+		const struct json *m = json_get(&v, "msg");
 
 		check_int(m->len, ==, 40);
 		check_mem(m->str,
 			  "caf\xc3\xa9 \xe2\x80\xa8 \xc2\x85\xc2\xa0\xe2\x80\xa8\xe2\x80\xa9 "
 			  "\x1b[0m \\\"q\\\" \t\0z \xf0\x9f\x98\x80",
 			  40);
-		lava_value_release(&v);
+		json_release(&v);
 	}
 	/* nested results, a non-specific tag, plain and single-quoted scalars, a list item */
 	if (check_int(parse("- {\"dt\": \"x\", \"lvl\": \"results\", \"msg\": {\"case\": "
@@ -49,15 +49,15 @@ static void t_lines(void)
 			    "\"e\": {}}}}",
 			    &v, &err),
 		      ==, 0)) {
-		const struct lava_value *msg = lava_get(&v, "msg"), *extra = lava_get(msg, "extra");
+		const struct json *msg = json_get(&v, "msg"), *extra = json_get(msg, "extra");
 
-		check_str(lava_get_str(msg, "case"), "file-download");
-		check_str(lava_get_str(extra, "size"), "8247232");
-		check_str(lava_get_str(extra, "n"), "12");
-		check_int(lava_get(extra, "l")->n, ==, 2);
-		check_str(lava_get(extra, "l")->items[0].str, "a'b");
-		check_int(lava_get(extra, "e")->kind, ==, LAVA_MAP);
-		lava_value_release(&v);
+		check_str(json_get_str(msg, "case"), "file-download");
+		check_str(json_get_str(extra, "size"), "8247232");
+		check_str(json_get_str(extra, "n"), "12");
+		check_int(json_get(extra, "l")->n, ==, 2);
+		check_str(json_get(extra, "l")->items[0].str, "a'b");
+		check_int(json_get(extra, "e")->type, ==, JSON_OBJECT);
+		json_release(&v);
 	}
 }
 
@@ -76,7 +76,7 @@ static void t_errors(void)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		struct lava_value v;
+		struct json v;
 		char *err;
 
 		check_int(parse(bad[i][0], &v, &err), ==, -1);
