@@ -109,7 +109,7 @@ bool accel_want_kvm(struct run *r, const char *dev_kvm)
 
 bool accel_tcg_share_host(const struct run *r, size_t nvms_at_once, long cpus)
 {
-	unsigned smp = r->o->smp ? r->o->smp : r->cfg.smp;
+	unsigned smp = r->o->smp ? r->o->smp : r->cfg.smp_tcg;
 
 	return nvms_at_once > 1 && cpus > 0 && nvms_at_once * (smp ? smp : 1) > (size_t)cpus;
 }
