@@ -1,5 +1,5 @@
 #!/bin/bash
-# minimal-boot.sh ARCH minimal|naive|zimage [RELEASE]: the boot baselines for bench/run.sh,
+# minimal-boot.sh ARCH minimal|naive|zimage|onecpu [RELEASE]: the boot baselines for bench/run.sh,
 # hand-written QEMU command lines booting Debian's kernel (from RELEASE, as
 # scripts/fetch-kernel.sh takes it) with one trivial TAP line and powering off.
 #   minimal: the best settings known here (README "How a run goes", measured by bench/run.sh): x86_64 q35 with qboot and the PVH vmlinux
@@ -7,6 +7,10 @@
 #            -cpu cortex-a57; s390x s390-ccw-virtio with the image as Debian ships it; riscv64
 #            virt with Debian's OpenSBI; bench/minimal-init.c as /init in a GNU cpio archive.
 #   naive:   x86_64 -M pc with the bzImage, arm64 -cpu max; a busybox sh script as /init.
+#   onecpu:  issue 18's cold-boot peer, one vCPU: arm64 the line a user would type,
+#            `qemu-system-aarch64 -M virt -cpu cortex-a57 -kernel Image -initrd init.cpio -append
+#            console=ttyAMA0` (QEMU's defaults: TCG, one vCPU, 128 MiB; plus -nographic for the
+#            console on stdout); x86_64 the minimal line above with -smp 1.
 #   zimage:  arm (armv7) only: the zImage as Debian ships it on virt with -cpu cortex-a15 (the
 #            way kunit_tool's qemu_configs/arm.py boots), bench/minimal-init.c as /init.
 # The image is built once into $OUT/bench/boot/ (not timed by the caller's measurement when it
@@ -29,7 +33,7 @@ build_image() {
 	if [ "$arch" != "$(uname -m)" ]; then
 		cross=$(sed -n 's/^cross_compile[[:space:]]*=[[:space:]]*//p' "$TOP/configs/$arch.conf")
 	fi
-	if [ "$mode" = minimal ] || [ "$mode" = zimage ]; then
+	if [ "$mode" = minimal ] || [ "$mode" = zimage ] || [ "$mode" = onecpu ]; then
 		"${cross}gcc" -static -O2 -o "$root/init" "$TOP/bench/minimal-init.c"
 	else
 		local bb=/bin/busybox
@@ -70,13 +74,18 @@ pvh_vmlinux() {
 }
 
 [ -s "$cpio" ] || build_image
-common=(-accel tcg,thread=multi -m 512 -smp 2 -no-reboot -display none -monitor none
+smp=2
+[ "$mode" = onecpu ] && smp=1
+common=(-accel tcg,thread=multi -m 512 -smp $smp -no-reboot -display none -monitor none
 	-serial stdio -initrd "$cpio")
 case $arch-$mode in
-x86_64-minimal)
+x86_64-minimal | x86_64-onecpu)
 	cmd=(qemu-system-x86_64 -M q35 -cpu qemu64 -bios qboot.rom "${common[@]}" -kernel "$(pvh_vmlinux)"
 		-append "console=ttyS0 panic=-1 quiet rdinit=/init mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1")
 	;;
+arm64-onecpu)
+	cmd=(qemu-system-aarch64 -M virt -cpu cortex-a57 -nographic -kernel "$kernel" -initrd "$cpio"
+		-append console=ttyAMA0) ;;
 x86_64-naive)
 	cmd=(qemu-system-x86_64 -M pc "${common[@]}" -kernel "$kernel"
 		-append "console=ttyS0 panic=-1 quiet rdinit=/init") ;;
@@ -96,9 +105,11 @@ arm-zimage)
 	cmd=(qemu-system-arm -M virt,highmem=off -cpu cortex-a15 "${common[@]}" -kernel "$kernel"
 		-append "console=ttyAMA0 panic=-1 quiet rdinit=/init") ;;
 *)
-	echo "minimal-boot: unsupported '$arch $mode' (x86_64 or arm64: minimal or naive; s390x, riscv64: minimal; arm: zimage)" >&2
+	echo "minimal-boot: unsupported '$arch $mode' (x86_64 or arm64: minimal, naive or onecpu; s390x, riscv64: minimal; arm: zimage)" >&2
 	exit 2 ;;
 esac
+# MINIMAL_BOOT_PRINT=1: name the command line (for the bench's notes), do not run it
+[ -n "${MINIMAL_BOOT_PRINT:-}" ] && { echo "${cmd[*]}"; exit 0; }
 log=$dir/console.log
 timeout 300 "${cmd[@]}" </dev/null >"$log" 2>&1 || true
 grep -aq '^ok 1 trivial' "$log" || {

@@ -16,7 +16,10 @@
 # minutes, so a median of five moved the arm64 ratio between 0.96x and 1.18x in four runs of
 # one day while 16 pairs taken A B B A said 1.03x), BENCH_KSELFTEST_REPS (5; one sud_benchmark run alone varies by seconds); BENCH_RESULTS: the markdown file (default
 # bench/results.md, or $OUT/bench/results-quick.md in quick mode so that a check does not
-# overwrite the committed table).
+# overwrite the committed table, $OUT/bench/results-sections.md with BENCH_SECTIONS);
+# BENCH_SECTIONS: the numbers of the sections to run (e.g. "3 4"; default all: 1 image build,
+# 3 boot to result, 4 per-test time in the guest, 5 kselftest suite (with --isolate), 6 -j,
+# 7 parser and 8 repro (7 and 8 run together), 9 warm snapshot).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$TOP/build}
@@ -31,6 +34,13 @@ else
 	WARM=1 PARSE_MB=100 SLEEPERS=20
 	RESULTS=${BENCH_RESULTS:-$TOP/bench/results.md}
 fi
+SECTIONS=${BENCH_SECTIONS:-}
+[ -n "$SECTIONS" ] && [ -z "${BENCH_RESULTS:-}" ] && RESULTS=$OUT/bench/results-sections.md
+# want N: section N is to run. A section's body is not indented under its guard: the guard is
+# one line before it and one after.
+want() { [ -z "$SECTIONS" ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+pr=$REPS
+[ -z "$QUICK" ] && pr=3
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/tapboot
 mkdir -p "$OUT/bench"
 OUT=$(cd "$OUT" && pwd)
@@ -121,11 +131,14 @@ run_q() {
 }
 
 # ---- the peers from linux-source ----
-say "kselftest tree and linux-source (scripts/kselftest-build.sh x86_64)"
-TREE=$("$TOP/scripts/kselftest-build.sh" x86_64 2>>"$LOG") || TREE=
+TREE=
+if want 1 || want 5 || want 7; then
+	say "kselftest tree and linux-source (scripts/kselftest-build.sh x86_64)"
+	TREE=$("$TOP/scripts/kselftest-build.sh" x86_64 2>>"$LOG") || TREE=
+fi
 SRC=$CACHE/kselftest/src/linux-source-6.1
 GIC=$BOUT/gen_init_cpio
-if [ -f "$SRC/usr/gen_init_cpio.c" ]; then
+if want 1 && [ -f "$SRC/usr/gen_init_cpio.c" ]; then
 	[ -x "$GIC" ] && [ "$GIC" -nt "$SRC/usr/gen_init_cpio.c" ] ||
 		gcc -O2 -o "$GIC" "$SRC/usr/gen_init_cpio.c" >>"$LOG" 2>&1 || rm -f "$GIC"
 fi
@@ -144,6 +157,7 @@ gic_list() { # gic_list TREE > LIST
 }
 
 # ---- 1. image build ----
+if want 1; then
 # Each side writes a new file: the previous output is removed before the clock starts, since
 # replacing a 43 MB file is the file system's work, not the writer's, and costs each way its
 # own (ext4 here: tapboot's atomic rename over the old image flushes the new one and frees
@@ -241,7 +255,10 @@ else
 	NOTES+=("Incremental rebuild: tapboot's last rebuild reported ${seg:-no segment count} (only the changed test's collection is re-packed).")
 fi
 
+fi # want 1
+
 # ---- 3. boot to result, one trivial test ----
+if want 3; then
 RUNS=0
 tb_boot() { # tb_boot ARCH KERNEL
 	RUNS=$((RUNS + 1))
@@ -262,10 +279,15 @@ for arch in x86_64 arm64; do
 		continue
 	fi
 	say "3. boot to result, $arch"
-	eval "a_$arch() { tb_boot $arch $k; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }"
+	eval "a_$arch() { tb_boot $arch $k; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }; o_$arch() { mb_boot $arch onecpu; }"
 	[ "$arch" = x86_64 ] && how="q35, qboot, PVH vmlinux" || how="-cpu cortex-a57"
 	[ "$arch" = x86_64 ] && naive="-M pc, bzImage" || naive="-cpu max"
 	pair "boot to result, $arch, one test: tapboot run vs minimal QEMU line ($how, 20-line static init)" s "<= 1.15" "a_$arch" "m_$arch" "$BOOT_REPS"
+	# issue 18's cold boot: against the line a user would type, with QEMU's one vCPU
+	[ "$arch" = x86_64 ] && one="the minimal line above with -smp 1" ||
+		one="qemu-system-aarch64 -M virt -cpu cortex-a57 -nographic -kernel Image -initrd init.cpio -append console=ttyAMA0"
+	pair "boot to result, $arch, one test, cold: tapboot run (default vCPUs: smp_tcg, one) vs one vCPU: $one" s "<= 1.15" "a_$arch" "o_$arch" "$BOOT_REPS"
+	NOTES+=("Cold-boot peer, $arch (bench/minimal-boot.sh $arch onecpu): \`$(MINIMAL_BOOT_PRINT=1 "$TOP/bench/minimal-boot.sh" "$arch" onecpu 2>>"$LOG")\`.")
 	pair "boot to result, $arch, one test: tapboot run vs naive boot ($naive, busybox sh init)" s "<= 0.5" "a_$arch" "n_$arch" "$BOOT_REPS"
 done
 # arm (armv7): tapboot unpacks the zImage's Image on the host; the peer boots the zImage, whose
@@ -307,7 +329,10 @@ for arch in $([ -z "$QUICK" ] && echo x86_64 arm64); do
 	pair "boot to result, $arch, Debian 13 (6.12), one test: tapboot run vs minimal QEMU line (same settings as 6.1)" s - "t_$arch" "mt_$arch" "$BOOT_REPS"
 done
 
+fi # want 3
+
 # ---- 4. per-test overhead in the guest (bench/init.sh: one boot gives both sides) ----
+if want 4; then
 SHELL_MS=
 pt_init() { # pt_init ARCH
 	local o
@@ -324,8 +349,10 @@ for arch in x86_64 arm64; do
 	eval "pi_$arch() { pt_init $arch; }"
 	nt=100
 	[ -n "$QUICK" ] && nt=20
-	pair "per-test time in the guest, $arch ($nt empty tests): tapboot init vs busybox sh loop (same boot)" ms - "pi_$arch" pt_shell "$REPS"
+	pair "per-test time in the guest, $arch ($nt empty tests): tapboot init vs busybox sh loop (same boot, default vCPUs)" ms "<= 1.0" "pi_$arch" pt_shell "$REPS"
 done
+
+fi # want 4
 
 # ---- 5. kselftest suite vs run_kselftest.sh ----
 ks_row() {
@@ -496,9 +523,10 @@ ks_row() {
 		NOTES+=("- $l; alone: tapboot $tbc; run_kselftest.sh $pc ($verdict)")
 	done <<<"$diffs"
 }
-ks_row
+want 5 && ks_row
 
 # ---- 6. -j 2 vs -j 1, one-second tests ----
+if want 6; then
 say "6. -j 2 vs -j 1 ($SLEEPERS one-second tests)"
 if [ -n "$KX86" ]; then
 	printf '#!/bin/sh\nsleep 1\n' >"$W/sleep1.sh"
@@ -522,7 +550,10 @@ else
 	na "-j 2 vs -j 1" "no x86_64 kernel"
 fi
 
+fi # want 6
+
 # ---- 7. parser throughput ----
+if want 7 || want 8; then
 say "7. parser throughput ($PARSE_MB MB log)"
 PLOG=$BOUT/console-${PARSE_MB}M.log
 if [ ! -s "$PLOG" ]; then
@@ -552,8 +583,6 @@ p_ku() {
 if [ ! -s "$PLOG" ]; then
 	na "parser throughput" "could not generate the log"
 else
-	pr=$REPS
-	[ -z "$QUICK" ] && pr=3
 	sa=
 	[ "$WARM" = 1 ] && p_tb
 	for ((i = 0; i < pr; i++)); do p_tb && sa+=" $V"; done
@@ -607,6 +636,8 @@ else
 	na "tapboot repro parse/match" "no console log"
 fi
 
+fi # want 7 || want 8
+
 # ---- 9. snapshot boot (issue 18): warm snapshot vs a cold boot, one trivial test ----
 sn_boot() { # sn_boot ARCH KERNEL [--no-snapshot]
 	RUNS=$((RUNS + 1))
@@ -615,6 +646,7 @@ sn_boot() { # sn_boot ARCH KERNEL [--no-snapshot]
 	stop
 	rm -rf "$W/sn$RUNS"
 }
+if want 9; then
 for arch in x86_64 arm64; do
 	[ "$arch" = x86_64 ] && k=$KX86 || k=$KARM
 	if [ -z "$k" ] || [ ! -x "$OUT/guest/$arch/static/pass" ]; then
@@ -628,6 +660,7 @@ for arch in x86_64 arm64; do
 	eval "s_$arch() { sn_boot $arch $k; }; c_$arch() { sn_boot $arch $k --no-snapshot; }"
 	pair "warm snapshot, $arch, one test: tapboot run vs tapboot run --no-snapshot (wall time to exit)" s "<= 0.2" "s_$arch" "c_$arch" "$BOOT_REPS"
 done
+fi # want 9
 
 # ---- the table ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -643,7 +676,8 @@ qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
 	echo "builds, the per-test and -j rows, $pr for the parser, $BOOT_REPS for the boot-to-result rows, $KS_REPS for"
 	echo "the kselftest suite); medians, min-max."
 	echo "Ratio = tapboot's median / the peer's in the row's unit: for seconds lower is better, for MB/s"
-	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest, 14: repro, 18: snapshot boot)."
+	echo "higher. Goals are the issues' (3: builder, 4: init, 5: runner, 6: parser, 7: kselftest, 14: repro,"
+	echo "18: snapshot boot, the cold boot with one vCPU and the init's per-test time)."
 	echo
 	echo "| what | tapboot | peer | ratio | goal | met | tapboot min-max | peer min-max |"
 	echo "|---|---|---|---|---|---|---|---|"

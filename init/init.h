@@ -89,6 +89,8 @@ void init_sanitize(struct strbuf *out, const char *s, size_t n);
 struct init_kernel {
 	int kmsg_fd;		/* -1: not checked */
 	const char *taint_path; /* NULL: not checked */
+	bool taint_open;	/* taint_fd is taint_path, open */
+	int taint_fd;
 	unsigned long taint_before, taint_after;
 	bool taint_known;
 };
@@ -177,6 +179,7 @@ struct init_child {
 	pid_t pid;
 	bool done;
 	int status;
+	bool none_left; /* the last reap found no child at all (ECHILD) */
 };
 
 /* Reap every exited child, noting the main one's status in ch (may be NULL). */

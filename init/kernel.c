@@ -61,16 +61,22 @@ bool init_kernel_line_is_bad(const char *msg)
 	return false;
 }
 
-static bool read_taint(const char *path, unsigned long *v)
+/* The file stays open and is read again from offset 0 (a sysctl file produces its value on
+ * every read): an open and a close per read cost more than the read under TCG, twice a test. */
+static bool read_taint(struct init_kernel *k, unsigned long *v)
 {
 	char buf[64];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	if (!k->taint_open) {
+		k->taint_fd = open(k->taint_path, O_RDONLY | O_CLOEXEC);
+		if (k->taint_fd < 0)
+			return false;
+		k->taint_open = true;
+	}
+	do
+		n = pread(k->taint_fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
@@ -82,7 +88,7 @@ void init_kernel_begin(struct init_kernel *k)
 {
 	if (k->kmsg_fd >= 0)
 		lseek(k->kmsg_fd, 0, SEEK_END);
-	k->taint_known = k->taint_path && read_taint(k->taint_path, &k->taint_before);
+	k->taint_known = k->taint_path && read_taint(k, &k->taint_before);
 }
 
 /* One record: "prio,seq,usec,flags[,more];message" (Documentation/ABI/testing/dev-kmsg). */
@@ -144,7 +150,7 @@ void init_kernel_end(struct init_kernel *k, struct strbuf *out, struct init_heal
 		init_kmsg_parse(buf, (size_t)n, out, h);
 	}
 	free(buf);
-	if (k->taint_known && read_taint(k->taint_path, &k->taint_after)) {
+	if (k->taint_known && read_taint(k, &k->taint_after)) {
 		h->taint_after = k->taint_after;
 		h->new_taint = k->taint_after & ~k->taint_before;
 		h->bad_taint = h->new_taint & TAINT_BAD;

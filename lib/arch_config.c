@@ -75,6 +75,7 @@ static const struct key keys[] = {
 	{ "kconfig_console", K_LIST, offsetof(struct arch_config, kconfig_console), false },
 	{ "memory", K_UINT, offsetof(struct arch_config, memory_mb), false },
 	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
+	{ "smp_tcg", K_UINT, offsetof(struct arch_config, smp_tcg), false },
 	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },
 	{ "pvh", K_BOOL, offsetof(struct arch_config, pvh), false },
 	{ "tcg_single_hangs", K_BOOL, offsetof(struct arch_config, tcg_single_hangs), false },
@@ -152,6 +153,14 @@ static int set_key(struct arch_config *c, const struct key *k, const char *value
 	return -1;
 }
 
+static bool seen_key(const bool *seen, const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(keys[i].name, name))
+			return seen[i];
+	return false;
+}
+
 int arch_config_parse(struct arch_config *c, const char *buf, size_t len, const char *file)
 {
 	bool seen[ARRAY_SIZE(keys)] = { false };
@@ -206,8 +215,11 @@ int arch_config_parse(struct arch_config *c, const char *buf, size_t len, const 
 		return error_at(file, 0, "elf_class must be 32 or 64, not %u", c->elf_class);
 	if (c->elf_data && strcmp(c->elf_data, "lsb") && strcmp(c->elf_data, "msb"))
 		return error_at(file, 0, "elf_data must be lsb or msb, not '%s'", c->elf_data);
-	if (c->smp == 0 || c->memory_mb < 64)
-		return error_at(file, 0, "smp must be at least 1 and memory at least 64 (MiB)");
+	if (!seen_key(seen, "smp_tcg"))
+		c->smp_tcg = c->smp;
+	if (c->smp == 0 || c->smp_tcg == 0 || c->memory_mb < 64)
+		return error_at(file, 0,
+				"smp and smp_tcg must be at least 1 and memory at least 64 (MiB)");
 	return 0;
 }
 

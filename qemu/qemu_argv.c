@@ -46,7 +46,8 @@ void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
 	snprintf(num, sizeof(num), "%u", b->memory_mb ? b->memory_mb : c->memory_mb);
 	strlist_push(argv, "-m");
 	strlist_push(argv, num);
-	snprintf(num, sizeof(num), "%u", b->smp ? b->smp : c->smp);
+	snprintf(num, sizeof(num), "%u",
+		 b->smp ? b->smp : b->accel == QEMU_ACCEL_KVM ? c->smp : c->smp_tcg);
 	strlist_push(argv, "-smp");
 	strlist_push(argv, num);
 	if (c->bios && *c->bios) {

@@ -109,7 +109,7 @@ bool accel_want_kvm(struct run *r, const char *dev_kvm)
 
 bool accel_tcg_share_host(const struct run *r, size_t nvms_at_once, long cpus)
 {
-	unsigned smp = r->o->smp ? r->o->smp : r->cfg.smp;
+	unsigned smp = r->o->smp ? r->o->smp : r->cfg.smp_tcg;
 
 	/* configs/arm.conf: QEMU 7.2's armv7 guest with two vCPUs on one TCG thread hangs
 	 * bringing up CPU1 (Debian's armmp kernel, every try) */

@@ -442,7 +442,7 @@ int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 	x->machine = xstrdup(r->o->machine ? r->o->machine : r->cfg.machine);
 	x->cpu = xstrdup(r->o->cpu ? r->o->cpu : kvm ? r->cfg.cpu_kvm : r->cfg.cpu_tcg);
 	x->memory_mb = r->o->memory_mb ? r->o->memory_mb : r->cfg.memory_mb;
-	x->smp = r->o->smp ? r->o->smp : r->cfg.smp;
+	x->smp = r->o->smp ? r->o->smp : kvm ? r->cfg.smp : r->cfg.smp_tcg;
 	x->kernel_image = abs_path(r->kernel_image);
 	x->image = xstrdup(r->initrd);
 	x->dir = abs_path(r->dir);

@@ -80,7 +80,8 @@ like "$(cat "$WORK/e-cross")" "accelerator: tcg \(an arm64 guest on an? " "a for
 # -j 2: the same verdicts as -j 1, in plan order.
 tests="$g/pass $g/fail $g/skip $g/xfail $g/segv $g/own_tap"
 "$TAPBOOT" run --kernel "$k" -o "$WORK/j1" -q --timeout 5 $tests >/dev/null 2>&1
-"$TAPBOOT" run --kernel "$k" -o "$WORK/j2" -q --timeout 5 -j 2 $tests >/dev/null 2>&1
+# --smp 2: the default under TCG is one vCPU (configs' smp_tcg); two make the VMs share the host
+"$TAPBOOT" run --kernel "$k" -o "$WORK/j2" -q --timeout 5 -j 2 --smp 2 $tests >/dev/null 2>&1
 is "$?" 1 "-j 2: exit status as -j 1"
 is "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j2/results.json")" "$(jq -c '[.tests[] | [.name, .result]]' "$WORK/j1/results.json")" "-j 2: same verdicts in plan order as -j 1"
 ok "$(test -s "$WORK/j2/console.1.log" && test -s "$WORK/j2/console.2.log"; echo $?)" "-j 2: one console log per VM"

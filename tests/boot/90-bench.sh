@@ -40,6 +40,8 @@ for r in \
 	"boot to result, x86_64, one test: tapboot run vs naive" \
 	"boot to result, arm64, one test: tapboot run vs minimal" \
 	"boot to result, arm64, one test: tapboot run vs naive" \
+	"boot to result, x86_64, one test, cold: tapboot run (default vCPUs" \
+	"boot to result, arm64, one test, cold: tapboot run (default vCPUs" \
 	"boot to result, arm (armv7), one test: tapboot run (Image unpacked" \
 	"boot to result, s390x, one test: tapboot run vs minimal" \
 	"boot to result, riscv64, one test: tapboot run vs minimal" \
@@ -63,5 +65,19 @@ for r in \
 done
 is "$(grep -c '^| .*n/a' "$WORK/results.md")" 0 "no row is n/a"
 like "$(cat "$WORK/results.md")" "kselftest verdicts" "the kselftest verdicts are compared"
+like "$(cat "$WORK/results.md")" "Cold-boot peer, arm64 [^:]*: \`qemu-system-aarch64 -M virt -cpu cortex-a57 -nographic -kernel [^ ]* -initrd [^ ]* -append console=ttyAMA0\`" \
+	"the arm64 cold-boot peer is the line issue 18 quotes, named in a note"
+for a in x86_64 arm64; do
+	like "$(row "per-test time in the guest, $a")" "\| <= 1.0 x \|" "per-test time, $a: the goal is issue 18's"
+	like "$(row "boot to result, $a, one test, cold")" "\| <= 1.15 x \|" "cold boot, $a: the goal is issue 18's"
+done
+
+# BENCH_SECTIONS: only the sections named (4: the per-test rows), into its own file by default.
+rm -f "$OUT/bench/results-sections.md"
+BENCH_QUICK=1 BENCH_SECTIONS=4 OUT=$OUT TAPBOOT=$TAPBOOT "$TOP/bench/run.sh" >"$WORK/out4" 2>"$WORK/err4"
+is "$?" 0 "BENCH_SECTIONS=4: exits 0"
+is "$(grep '^| ' "$OUT/bench/results-sections.md" 2>/dev/null | grep -vc '^| what |')" 2 \
+	"BENCH_SECTIONS=4: two rows, written to OUT/bench/results-sections.md"
+is "$(grep -c '^| per-test time in the guest' "$WORK/out4")" 2 "BENCH_SECTIONS=4: they are the per-test rows"
 
 done_testing

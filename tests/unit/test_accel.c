@@ -40,6 +40,7 @@ static void setup(struct fixture *f, const char *arch)
 	f->r.cfg.arch = strdup(arch);
 	f->r.cfg.qemu = strdup("qemu-system-test");
 	f->r.cfg.smp = 2;
+	f->r.cfg.smp_tcg = 2;
 }
 
 static void teardown(struct fixture *f)
@@ -59,6 +60,11 @@ static void t_tcg_threads(void)
 	check(!accel_tcg_share_host(&f.r, 2, 4));
 	check(!accel_tcg_share_host(&f.r, 2, 0));
 	f.o.smp = 1;
+	check(!accel_tcg_share_host(&f.r, 2, 2));
+	check(accel_tcg_share_host(&f.r, 3, 2));
+	/* under TCG the config's smp_tcg counts, not its smp (KVM's) */
+	f.o.smp = 0;
+	f.r.cfg.smp_tcg = 1;
 	check(!accel_tcg_share_host(&f.r, 2, 2));
 	check(accel_tcg_share_host(&f.r, 3, 2));
 	teardown(&f);

@@ -54,6 +54,7 @@ static void test_parse_good(void)
 	check_int(c.elf_machine, ==, 62);
 	check_int(c.memory_mb, ==, 1024);
 	check_int(c.smp, ==, 1);
+	check_int(c.smp_tcg, ==, 1); /* smp's value when not given */
 	check(c.pvh);
 	check_int(c.zimage_ram_base, ==, 0x80000000u);
 	check_int(c.image_paths.n, ==, 3);
@@ -82,6 +83,28 @@ static void test_parse_errors(void)
 			  "got '0x100000000'");
 	snprintf(buf, sizeof(buf), "%szimage_ram_base = 0x4000zz\n", good);
 	expect_error(buf, "t.conf:10: 'zimage_ram_base' wants a 32-bit address");
+	snprintf(buf, sizeof(buf), "%ssmp_tcg = 0\n", good);
+	expect_error(buf, "t.conf: smp and smp_tcg must be at least 1");
+}
+
+/* smp_tcg: its own value when given, else smp's */
+static void test_smp_tcg(void)
+{
+	char buf[1024];
+	struct arch_config c;
+
+	snprintf(buf, sizeof(buf), "%ssmp = 4\n", good);
+	arch_config_init(&c);
+	check_int(arch_config_parse(&c, buf, strlen(buf), "t.conf"), ==, 0);
+	check_int(c.smp, ==, 4);
+	check_int(c.smp_tcg, ==, 4);
+	arch_config_release(&c);
+	snprintf(buf, sizeof(buf), "%ssmp = 4\nsmp_tcg = 1\n", good);
+	arch_config_init(&c);
+	check_int(arch_config_parse(&c, buf, strlen(buf), "t.conf"), ==, 0);
+	check_int(c.smp, ==, 4);
+	check_int(c.smp_tcg, ==, 1);
+	arch_config_release(&c);
 }
 
 /* Every shipped config must load: adding an architecture is adding a file. */
@@ -177,6 +200,7 @@ static void test_release(void)
 int main(void)
 {
 	TEST(test_parse_good, "a config parses into its fields");
+	TEST(test_smp_tcg, "smp_tcg: given, or smp's value");
 	TEST(test_parse_errors, "bad configs name file, line and problem");
 	TEST(test_shipped_configs, "every configs/*.conf loads");
 	TEST(test_unknown_arch, "an unknown arch lists the known ones");

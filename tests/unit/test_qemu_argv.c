@@ -67,13 +67,15 @@ static void test_x86_64(void)
 	char *s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
 
 	check_str(s, "qemu-system-x86_64 -M q35 -accel tcg,thread=multi -cpu qemu64 "
-		     "-m 512 -smp 2 -bios qboot.rom -no-reboot -display none -monitor none -serial stdio -nic none -kernel K "
+		     "-m 512 -smp 1 -bios qboot.rom -no-reboot -display none -monitor none -serial stdio -nic none -kernel K "
 		     "-initrd I -append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 mitigations=off no_timer_check tsc=reliable 8250.nr_uarts=1 tapboot.nonce=ab'");
 	free(s);
 	/* a bzImage without PVH needs the PC machine's real-mode boot */
 	s = argv_for("x86_64", QEMU_ACCEL_KVM, true, NULL);
 	check(strstr(s, "-M q35 -accel kvm -cpu host ") != NULL);
+	/* one vCPU under TCG (smp_tcg), the config's smp under KVM */
+	check(strstr(s, " -smp 2 ") != NULL);
 	free(s);
 }
 
@@ -84,7 +86,7 @@ static void test_tcg_single(void)
 
 	tcg_single = true;
 	s = argv_for("x86_64", QEMU_ACCEL_TCG, false, NULL);
-	check(strstr(s, "-M q35 -accel tcg,thread=single -cpu qemu64 -m 512 -smp 2 ") != NULL);
+	check(strstr(s, "-M q35 -accel tcg,thread=single -cpu qemu64 -m 512 -smp 1 ") != NULL);
 	free(s);
 	s = argv_for("x86_64", QEMU_ACCEL_KVM, false, NULL);
 	check(strstr(s, "-M q35 -accel kvm -cpu host ") != NULL);
@@ -107,7 +109,7 @@ static void test_others(void)
 {
 	char *s = argv_for("riscv64", QEMU_ACCEL_TCG, false, NULL);
 
-	check_str(s, "qemu-system-riscv64 -M virt -accel tcg,thread=multi -cpu rv64 -m 512 -smp 2 "
+	check_str(s, "qemu-system-riscv64 -M virt -accel tcg,thread=multi -cpu rv64 -m 512 -smp 1 "
 		     "-bios /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin -no-reboot -display none -monitor none -serial stdio -nic none -kernel K -initrd I "
 		     "-append 'console=ttyS0 panic=-1 oops=panic quiet rdinit=/init "
 		     "watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 tapboot.nonce=ab'");
