@@ -3,7 +3,8 @@
  * and run_finish (reports, reproduce.sh, the exit status). Between cli/ and the modules: run/
  * sees builder/, qemu/, results/ and lib/; cli/ sees run/. The files: prepare.c (kernel, results
  * directory, nonce), image.c (the initramfs), shard.c (which VM runs what), accel.c (KVM or TCG,
- * -j auto), vm.c (QEMU processes and their consoles), finish.c (reports, reproduce.sh). */
+ * -j auto), vm.c (QEMU processes and their consoles), boot.c (the pool of VMs, the KVM probe),
+ * handoff.c and snapshot.c (snapshot boot), finish.c (reports, reproduce.sh). */
 #ifndef TAPBOOT_RUN_H
 #define TAPBOOT_RUN_H
 
@@ -213,7 +214,7 @@ const char *run_kernel_sha256(struct run *r);
 /* The per-test timeout of plan test i under the options (shard.c). */
 unsigned run_test_timeout(const struct run *r, size_t i);
 /* The tapboot.* kernel arguments of a VM: nonce, timeout, filters, its selection, --append
- * (vm.c). Caller frees. */
+ * (handoff.c). Caller frees. */
 char *vm_kernel_args(const struct vm *vm);
 /* The idle and deadline limits of a VM (0: none) (vm.c). */
 void vm_limits(const struct vm *vm, double *idle, double *deadline);
@@ -228,6 +229,15 @@ void vm_cold_argv(const struct vm *vm, struct strlist *out);
 /* The line of per-VM values a VM gets at the ready point (protocol.h), '\n' ended; caller
  * frees. */
 char *vm_handoff_line(const struct vm *vm);
+/* Inside run/ (vm.c): start a VM's QEMU (-1 when it cannot start), its console callback, the
+ * last line of QEMU's messages (caller frees). */
+int vm_start(struct vm *vm);
+enum watch_action vm_console_data(void *ctx, const char *buf, size_t len);
+char *vm_last_line(const char *s);
+/* (handoff.c) Look for the init's ready line in console data and hand the VM its line; resume a
+ * VM started from the snapshot (-1: QEMU refused the state, the snapshot is gone, boot cold). */
+void vm_scan_ready(struct vm *vm, const char *buf, size_t len);
+int vm_resume_restored(struct vm *vm);
 
 /* Snapshot boot (snapshot.c). Before the image is built: does this run use it (r->snap.handoff;
  * the image then holds no secret, it comes with the handoff line)? */

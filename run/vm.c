@@ -1,5 +1,5 @@
-/* vm.c: the VMs of a run: console callbacks, limits, starting QEMU, waves of VMs supervised
- * together, the KVM probe's fallback, and why a VM's run did not complete. */
+/* vm.c: one VM of a run: console callbacks, limits, starting its QEMU, and why its run did not
+ * complete. The pool that runs them is boot.c; snapshot boot's handoff is handoff.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -101,68 +101,7 @@ static void on_crash(void *ctx, const char *line)
 		fprintf(stderr, "%skernel: %s\n", vm->r->tty ? "\r\033[K" : "", line);
 }
 
-/* Write the VM's handoff line to its console input (the init waits at its ready point). */
-static void hand_off(struct vm *vm)
-{
-	char *line = vm_handoff_line(vm);
-	size_t n = strlen(line), off = 0;
-
-	vm->handed_off = true;
-	while (off < n && vm->proc.stdin_fd >= 0) {
-		ssize_t w = write(vm->proc.stdin_fd, line + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* QEMU is gone: its end shows in the console and exit */
-		off += (size_t)w;
-	}
-	memset(line, 0, n);
-	free(line);
-}
-
-/* The init is at its ready point: the saving VM is saved first, then every VM gets its line. */
-static void vm_ready(struct vm *vm)
-{
-	struct run *r = vm->r;
-
-	if (vm->saver && r->snap.state == SNAPSHOT_BUILD) {
-		char *err = NULL;
-
-		snapshot_save(r, vm);
-		/* paused by the save, done or not */
-		if (qmp_cont(&vm->qmp, 30, &err) < 0 && !r->o->quiet)
-			fprintf(stderr, "tapboot: VM %u: cannot resume it after saving: %s\n",
-				vm->index, err);
-		free(err);
-	}
-	hand_off(vm);
-}
-
-/* Look for the ready line at a line start in what the console sent (lines may come in any
- * pieces); only before the handoff. */
-static void scan_ready(struct vm *vm, const char *buf, size_t len)
-{
-	const size_t want = strlen(TAPBOOT_READY_LINE);
-
-	for (size_t i = 0; i < len && !vm->handed_off; i++) {
-		char ch = buf[i];
-
-		if (ch == '\n' || ch == '\r') {
-			if (!vm->rline_over && vm->rlen == want &&
-			    !memcmp(vm->rline, TAPBOOT_READY_LINE, want))
-				vm_ready(vm);
-			vm->rlen = 0;
-			vm->rline_over = false;
-		} else if (vm->rlen < want && !vm->rline_over) {
-			vm->rline[vm->rlen++] = ch;
-		} else {
-			vm->rline_over = true;
-		}
-	}
-}
-
-static enum watch_action console_data(void *ctx, const char *buf, size_t len)
+enum watch_action vm_console_data(void *ctx, const char *buf, size_t len)
 {
 	struct vm *vm = ctx;
 	const struct tap_summary *s;
@@ -171,7 +110,7 @@ static enum watch_action console_data(void *ctx, const char *buf, size_t len)
 	fwrite(buf, 1, len, vm->console);
 	fflush(vm->console);
 	if (vm->r->snap.handoff && !vm->handed_off)
-		scan_ready(vm, buf, len);
+		vm_scan_ready(vm, buf, len);
 	tap_parser_feed(vm->parser, buf, len);
 	s = tap_parser_summary(vm->parser);
 	if (s->complete)
@@ -204,99 +143,9 @@ void vm_limits(const struct vm *vm, double *idle, double *deadline)
 	*deadline = unlimited ? 0 : sum + r->o->boot_s;
 }
 
-/* The per-VM values (nonce, timeout, filters, selection) as tapboot.* words into sb. */
-static void add_vm_values(const struct vm *vm, struct strbuf *sb)
-{
-	const struct run *r = vm->r;
-
-	strbuf_addf(sb, TAPBOOT_ARG_NONCE "%s", r->nonce);
-	if (r->o->timeout_given)
-		strbuf_addf(sb, " " TAPBOOT_ARG_TIMEOUT "%u", r->o->timeout_s);
-	for (size_t i = 0; i < r->o->filters.n; i++)
-		strbuf_addf(sb, " " TAPBOOT_ARG_FILTER "%s", r->o->filters.v[i]);
-	if (vm->select_args && *vm->select_args)
-		strbuf_addf(sb, " %s", vm->select_args);
-}
-
-char *vm_handoff_line(const struct vm *vm)
-{
-	const struct run *r = vm->r;
-	struct strbuf sb = STRBUF_INIT;
-	unsigned char seed[32];
-	struct timespec ts;
-
-	add_vm_values(vm, &sb);
-	strbuf_addstr(&sb, " " TAPBOOT_ARG_KEY);
-	for (size_t i = 0; i < sizeof(r->key); i++)
-		strbuf_addf(&sb, "%02x", r->key[i]);
-	/* every VM its own: VMs started from one snapshot share the kernel's RNG state */
-	if (getrandom(seed, sizeof(seed), 0) == (ssize_t)sizeof(seed)) {
-		strbuf_addstr(&sb, " " TAPBOOT_ARG_SEED);
-		for (size_t i = 0; i < sizeof(seed); i++)
-			strbuf_addf(&sb, "%02x", seed[i]);
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	strbuf_addf(&sb, " " TAPBOOT_ARG_TIME "%lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
-	return strbuf_detach(&sb);
-}
-
-void vm_cold_argv(const struct vm *vm, struct strlist *out)
-{
-	const struct strlist *a = &vm->argv;
-
-	for (size_t i = 0; i < a->n; i++) {
-		const char *prev = i ? a->v[i - 1] : "";
-
-		/* the monitor fd and the state file are tapboot's, not a shell's */
-		if ((!strcmp(a->v[i], "-chardev") || !strcmp(a->v[i], "-mon") ||
-		     !strcmp(a->v[i], "-incoming")) &&
-		    i + 1 < a->n) {
-			i++;
-			continue;
-		}
-		if (!strcmp(prev, "-append") && vm->r->snap.handoff) {
-			/* the handoff word becomes the VM's own values (without the secret: the
-			 * init's lines come out untagged) */
-			struct strbuf sb = STRBUF_INIT;
-			const char *h = strstr(a->v[i], TAPBOOT_ARG_HANDOFF);
-
-			if (h) {
-				strbuf_add(&sb, a->v[i], (size_t)(h - a->v[i]));
-				add_vm_values(vm, &sb);
-				strbuf_addstr(&sb, h + strlen(TAPBOOT_ARG_HANDOFF));
-			} else {
-				strbuf_addstr(&sb, a->v[i]);
-			}
-			strlist_push(out, sb.buf);
-			strbuf_release(&sb);
-			continue;
-		}
-		strlist_push(out, a->v[i]);
-	}
-}
-
-char *vm_kernel_args(const struct vm *vm)
-{
-	const struct run *r = vm->r;
-	struct strbuf sb = STRBUF_INIT;
-
-	/* snapshot boot: the command line is the same for every VM (it is part of the saved
-	 * state); what differs comes with the handoff line */
-	if (r->snap.handoff) {
-		strbuf_addstr(&sb, TAPBOOT_ARG_HANDOFF);
-		if (r->o->append)
-			strbuf_addf(&sb, " %s", r->o->append);
-		return strbuf_detach(&sb);
-	}
-	add_vm_values(vm, &sb);
-	if (r->o->append)
-		strbuf_addf(&sb, " %s", r->o->append);
-	return strbuf_detach(&sb);
-}
-
 
 /* QEMU's last message line (its stderr's), for a one-line error; caller frees. */
-static char *last_line(const char *s)
+char *vm_last_line(const char *s)
 {
 	const char *end = s + strlen(s), *start;
 
@@ -345,7 +194,7 @@ void vm_release(struct vm *vm)
 }
 
 /* Console log, parser and QEMU process for one attempt; -1 when QEMU cannot start. */
-static int vm_start(struct vm *vm)
+int vm_start(struct vm *vm)
 {
 	struct run *r = vm->r;
 	struct tap_parser_events ev = {
@@ -438,209 +287,6 @@ static int vm_start(struct vm *vm)
 	return 0;
 }
 
-/* A VM started from the snapshot: wait until QEMU loaded it, resume it, hand it its line.
- * When QEMU cannot load it (the file passed its check, so QEMU itself refuses it), the
- * snapshot goes and the run boots cold: -1, and the caller starts the VM again. */
-static int vm_resume_restored(struct vm *vm)
-{
-	struct run *r = vm->r;
-	char *err = NULL;
-
-	if (qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
-		fprintf(vm->console,
-			"tapboot: VM %u started from snapshot %s (saved at the init's ready point; "
-			"--no-snapshot boots cold)\n",
-			vm->index, r->snap.path);
-		fflush(vm->console);
-		hand_off(vm);
-		return 0;
-	}
-	qemu_stop(&vm->proc, 1.0);
-	{
-		char *why = xasprintf("QEMU could not start a VM from '%s': %s%s%s", r->snap.path,
-				      err ? err : "unknown error", vm->proc.err.len ? "; QEMU said: " : "",
-				      vm->proc.err.len ? vm->proc.err.buf : "");
-
-		/* trailing newline of QEMU's message */
-		why[strcspn(why, "\n")] = '\0';
-		unlink(r->snap.path);
-		unlink(r->snap.sum_path);
-		snapshot_fail(r, why);
-		free(why);
-	}
-	free(err);
-	return -1;
-}
-
-/* The VMs of one attempt, r->jobs at a time: a slot whose VM ends takes the next one, so a long
- * test holds one slot, not a whole wave (--isolate: one VM per test). */
-struct pool {
-	struct run *r;
-	struct vm **slot_vm; /* the VM in each slot, NULL when none */
-	size_t next;	     /* the next VM to start */
-	bool probe_kvm, stop;
-	bool any_begun;
-	struct vm *kvm_failed;
-};
-
-/* Start VMs from p->next into slot until one runs; false when none is left. */
-static bool pool_start(struct pool *p, size_t slot, struct qemu_proc *ps, struct watch_opts *os)
-{
-	struct run *r = p->r;
-
-	while (!p->stop && !r->interrupted && p->next < r->nvms) {
-		struct vm *vm = &r->vms[p->next++];
-
-		vm->res = WATCH_EXITED;
-		if (vm_start(vm) < 0)
-			continue;
-		if (vm->restore && vm_resume_restored(vm) < 0 && vm_start(vm) < 0)
-			continue;
-		*ps = vm->proc;
-		*os = (struct watch_opts){.signal_fd = -1, .on_console = console_data, .ctx = vm};
-		vm_limits(vm, &os->idle_s, &os->deadline_s);
-		/* KVM boots to the init in about a second where it works; 15 s covers a busy
-		 * host. */
-		if (p->probe_kvm)
-			os->first_line_s = 15;
-		p->slot_vm[slot] = vm;
-		return true;
-	}
-	p->slot_vm[slot] = NULL;
-	return false;
-}
-
-/* A slot's VM is over: keep what it left. */
-static void pool_collect(struct pool *p, size_t slot, struct qemu_proc *proc,
-			 enum watch_result res)
-{
-	struct vm *vm = p->slot_vm[slot];
-
-	if (!vm)
-		return;
-	vm->proc = *proc;
-	vm->res = res;
-	vm->qemu_status = vm->proc.exited ? vm->proc.status : -1;
-	vm->qemu_err = xstrdup(vm->proc.err.buf ? vm->proc.err.buf : "");
-	if (res == WATCH_INTERRUPTED)
-		p->r->interrupted = true;
-	p->any_begun |= vm->begun;
-	if (res == WATCH_QEMU_FATAL && !p->kvm_failed)
-		p->kvm_failed = vm;
-	/* probing KVM: no more VMs once it failed, or once one ended without reaching the
-	 * init while none did */
-	if (p->probe_kvm && (p->kvm_failed || !p->any_begun))
-		p->stop = true;
-	p->slot_vm[slot] = NULL;
-}
-
-static bool pool_refill(void *ctx, size_t slot, struct qemu_proc *ps, struct watch_opts *os,
-			enum watch_result res)
-{
-	struct pool *p = ctx;
-
-	pool_collect(p, slot, ps, res);
-	return pool_start(p, slot, ps, os);
-}
-
-static void boot_pool(struct pool *p, size_t jobs, int sigfd)
-{
-	struct run *r = p->r;
-	struct qemu_proc *ps = xcalloc(jobs, sizeof(*ps));
-	struct watch_opts *os = xcalloc(jobs, sizeof(*os));
-	enum watch_result *res = xcalloc(jobs, sizeof(*res));
-	size_t live = 0;
-
-	p->slot_vm = xcalloc(jobs, sizeof(*p->slot_vm));
-	while (live < jobs && pool_start(p, live, &ps[live], &os[live]))
-		live++;
-	if (live)
-		qemu_watch_pool(ps, os, res, live, sigfd, &r->signo, pool_refill, p);
-	/* what is left in a slot: the VMs a signal stopped */
-	for (size_t j = 0; j < live; j++)
-		pool_collect(p, j, &ps[j], res[j]);
-	free(p->slot_vm);
-	free(res);
-	free(os);
-	free(ps);
-}
-
-/* Every VM, at most r->jobs at a time; KVM under auto falls back to TCG once. */
-void run_boot(struct run *r, int sigfd)
-{
-	size_t jobs = r->jobs ? r->jobs : 1;
-	/* TAPBOOT_KVM_DEVICE: another device node to try (tests/boot/25-forgery.sh makes auto
-	 * probe KVM with a QEMU that fails it, on a host without /dev/kvm) */
-	const char *kvm_dev =
-		getenv("TAPBOOT_KVM_DEVICE") ? getenv("TAPBOOT_KVM_DEVICE") : "/dev/kvm";
-	bool kvm = accel_want_kvm(r, kvm_dev);
-	size_t at_once = r->nvms < jobs ? r->nvms : jobs;
-
-	for (int attempt = 0; attempt < 2; attempt++) {
-		bool probe = kvm && r->o->accel == ACCEL_AUTO, any_begun = false;
-		struct vm *kvm_failed = NULL;
-
-		if (attempt && r->snap.state != SNAPSHOT_OFF && r->snap.state != SNAPSHOT_FAILED) {
-			/* another accelerator is another QEMU command line: another snapshot */
-			r->snap.state = SNAPSHOT_BUILD;
-			r->snap.key[0] = '\0';
-			r->snap.saving = false;
-		}
-
-		r->accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG;
-		r->tcg_single =
-			!kvm && accel_tcg_share_host(r, at_once, sysconf(_SC_NPROCESSORS_ONLN));
-		if (r->tcg_single) {
-			char *note =
-				xasprintf("%s; one host thread per VM (%zu VMs at once on %ld "
-					  "CPUs)",
-					  r->accel_note, at_once, sysconf(_SC_NPROCESSORS_ONLN));
-
-			free(r->accel_note);
-			r->accel_note = note;
-		}
-		if (!r->o->quiet)
-			fprintf(stderr, "accelerator: %s\n", r->accel_note);
-		{
-			struct pool p = {.r = r, .probe_kvm = probe};
-
-			boot_pool(&p, at_once ? at_once : 1, sigfd);
-			any_begun = p.any_begun;
-			kvm_failed = p.kvm_failed;
-		}
-		if (probe && kvm_failed && !r->interrupted) {
-			/* QEMU said KVM failed at once (not after the 15 s probe): all under TCG */
-			const char *qerr = kvm_failed->qemu_err;
-			char *line = qemu_fatal_line(qerr, strlen(qerr));
-
-			free(r->accel_note);
-			r->accel_note = xasprintf("tcg (KVM failed: QEMU said: %s)", line);
-			free(line);
-			accel_kvm_remember_broken(r);
-			kvm = false;
-			continue;
-		}
-		if (probe && !any_begun && !r->interrupted) {
-			/* KVM opened but did not boot a guest to the init. */
-			const char *qerr = r->vms[0].qemu_err;
-			char *last = qerr && *qerr ? last_line(qerr) : NULL;
-			char *why = xasprintf("tcg (KVM did not reach the init: %s%s%s)",
-					      r->vms[0].res == WATCH_NO_FIRST_LINE
-						      ? "no output within 15 s"
-						      : "QEMU exited",
-					      last ? "; QEMU said: " : "", last ? last : "");
-
-			free(last);
-			free(r->accel_note);
-			r->accel_note = why;
-			accel_kvm_remember_broken(r);
-			kvm = false;
-			continue;
-		}
-		break;
-	}
-}
-
 /* QEMU's own end, when it says more than "the console ended": a fatal message it printed
  * (KVM's internal error, which pauses the VM), or a signal that killed it. NULL otherwise. */
 static char *qemu_end_reason(const struct run *r, const struct vm *vm)
@@ -699,7 +345,7 @@ static char *vm_error_base(struct run *r, struct vm *vm, const struct tap_summar
 	if (!vm->spawned)
 		return xasprintf("QEMU could not be started ('%s')", r->cfg.qemu);
 	if (!vm->begun) {
-		char *last = qerr && *qerr ? last_line(qerr) : NULL;
+		char *last = qerr && *qerr ? vm_last_line(qerr) : NULL;
 		char *e = xasprintf("the guest never reached tapboot's init (QEMU %s%s%s)",
 				    vm->qemu_status > 0 ? "exited with an error" : "exited",
 				    last ? ": " : "", last ? last : "");
