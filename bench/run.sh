@@ -257,16 +257,19 @@ fi
 
 fi # want 1
 
-# ---- 3. boot to result, one trivial test ----
-if want 3; then
+# tb_boot ARCH KERNEL [OPTION]: one `tapboot run` of the trivial test, timed to its exit
+# (sections 3 and 9; OPTION: --no-snapshot for a cold boot).
 RUNS=0
-tb_boot() { # tb_boot ARCH KERNEL
+tb_boot() {
 	RUNS=$((RUNS + 1))
 	start
-	run_q "$TAPBOOT" run --kernel "$2" -q -o "$W/boot$RUNS" "$OUT/guest/$1/static/pass" || return 1
+	run_q "$TAPBOOT" run --kernel "$2" -q -o "$W/boot$RUNS" ${3:-} "$OUT/guest/$1/static/pass" || return 1
 	stop
 	rm -rf "$W/boot$RUNS"
 }
+
+# ---- 3. boot to result, one trivial test ----
+if want 3; then
 mb_boot() { # mb_boot ARCH MODE [RELEASE]
 	start
 	run_q "$TOP/bench/minimal-boot.sh" "$@" || return 1
@@ -279,16 +282,16 @@ for arch in x86_64 arm64; do
 		continue
 	fi
 	say "3. boot to result, $arch"
-	eval "a_$arch() { tb_boot $arch $k; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }; o_$arch() { mb_boot $arch onecpu; }"
+	eval "a_$arch() { tb_boot $arch $k --no-snapshot; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }; o_$arch() { mb_boot $arch onecpu; }"
 	[ "$arch" = x86_64 ] && how="q35, qboot, PVH vmlinux" || how="-cpu cortex-a57"
 	[ "$arch" = x86_64 ] && naive="-M pc, bzImage" || naive="-cpu max"
-	pair "boot to result, $arch, one test: tapboot run vs minimal QEMU line ($how, 20-line static init)" s "<= 1.15" "a_$arch" "m_$arch" "$BOOT_REPS"
+	pair "boot to result, $arch, one test: tapboot run --no-snapshot vs minimal QEMU line ($how, 20-line static init)" s "<= 1.15" "a_$arch" "m_$arch" "$BOOT_REPS"
 	# issue 18's cold boot: against the line a user would type, with QEMU's one vCPU
 	[ "$arch" = x86_64 ] && one="the minimal line above with -smp 1" ||
 		one="qemu-system-aarch64 -M virt -cpu cortex-a57 -nographic -kernel Image -initrd init.cpio -append console=ttyAMA0"
-	pair "boot to result, $arch, one test, cold: tapboot run (default vCPUs: smp_tcg, one) vs one vCPU: $one" s "<= 1.15" "a_$arch" "o_$arch" "$BOOT_REPS"
+	pair "boot to result, $arch, one test, cold: tapboot run --no-snapshot (default vCPUs: smp_tcg, one) vs one vCPU: $one" s "<= 1.15" "a_$arch" "o_$arch" "$BOOT_REPS"
 	NOTES+=("Cold-boot peer, $arch (bench/minimal-boot.sh $arch onecpu): \`$(MINIMAL_BOOT_PRINT=1 "$TOP/bench/minimal-boot.sh" "$arch" onecpu 2>>"$LOG")\`.")
-	pair "boot to result, $arch, one test: tapboot run vs naive boot ($naive, busybox sh init)" s "<= 0.5" "a_$arch" "n_$arch" "$BOOT_REPS"
+	pair "boot to result, $arch, one test: tapboot run --no-snapshot vs naive boot ($naive, busybox sh init)" s "<= 0.5" "a_$arch" "n_$arch" "$BOOT_REPS"
 done
 # arm (armv7): tapboot unpacks the zImage's Image on the host; the peer boots the zImage, whose
 # decompressor then runs under TCG (no goal in the issue: reported)
@@ -297,9 +300,9 @@ if [ -z "$KARMHF" ] || [ ! -x "$OUT/guest/arm/static/pass" ]; then
 	na "boot to result, arm" "no kernel (scripts/fetch-kernel.sh arm) or guest tests not built (make INIT_ARCHES=arm)"
 else
 	say "3. boot to result, arm"
-	a_arm() { tb_boot arm "$KARMHF"; }
+	a_arm() { tb_boot arm "$KARMHF" --no-snapshot; }
 	z_arm() { mb_boot arm zimage; }
-	pair "boot to result, arm (armv7), one test: tapboot run (Image unpacked on the host) vs minimal QEMU line booting the zImage (-cpu cortex-a15, 20-line static init)" s - a_arm z_arm "$BOOT_REPS"
+	pair "boot to result, arm (armv7), one test: tapboot run --no-snapshot (Image unpacked on the host) vs minimal QEMU line booting the zImage (-cpu cortex-a15, 20-line static init)" s - a_arm z_arm "$BOOT_REPS"
 fi
 
 # s390x (Debian 12) and riscv64 (Debian 13, Debian's OpenSBI): the peer boots the same kernel
@@ -311,9 +314,9 @@ for arch in s390x riscv64; do
 		continue
 	fi
 	say "3. boot to result, $arch"
-	eval "a_$arch() { tb_boot $arch $k; }; m_$arch() { mb_boot $arch minimal; }"
+	eval "a_$arch() { tb_boot $arch $k --no-snapshot; }; m_$arch() { mb_boot $arch minimal; }"
 	[ "$arch" = s390x ] && how="s390-ccw-virtio, Debian 12's image" || how="virt, Debian 13's image, Debian's OpenSBI"
-	pair "boot to result, $arch, one test: tapboot run vs minimal QEMU line ($how, 20-line static init)" s - "a_$arch" "m_$arch" "$BOOT_REPS"
+	pair "boot to result, $arch, one test: tapboot run --no-snapshot vs minimal QEMU line ($how, 20-line static init)" s - "a_$arch" "m_$arch" "$BOOT_REPS"
 done
 # The second kernel generation: Debian 13's 6.12 on x86_64 (bzImage, its vmlinux through PVH)
 # and arm64 (Image), the same boot paths as 6.1. Not in quick mode (make check): the code paths
@@ -325,8 +328,8 @@ for arch in $([ -z "$QUICK" ] && echo x86_64 arm64); do
 		continue
 	fi
 	say "3. boot to result, $arch, Debian 13"
-	eval "t_$arch() { tb_boot $arch $k; }; mt_$arch() { mb_boot $arch minimal trixie; }"
-	pair "boot to result, $arch, Debian 13 (6.12), one test: tapboot run vs minimal QEMU line (same settings as 6.1)" s - "t_$arch" "mt_$arch" "$BOOT_REPS"
+	eval "t_$arch() { tb_boot $arch $k --no-snapshot; }; mt_$arch() { mb_boot $arch minimal trixie; }"
+	pair "boot to result, $arch, Debian 13 (6.12), one test: tapboot run --no-snapshot vs minimal QEMU line (same settings as 6.1)" s - "t_$arch" "mt_$arch" "$BOOT_REPS"
 done
 
 fi # want 3
@@ -639,13 +642,6 @@ fi
 fi # want 7 || want 8
 
 # ---- 9. snapshot boot (issue 18): warm snapshot vs a cold boot, one trivial test ----
-sn_boot() { # sn_boot ARCH KERNEL [--no-snapshot]
-	RUNS=$((RUNS + 1))
-	start
-	run_q "$TAPBOOT" run --kernel "$2" -q -o "$W/sn$RUNS" ${3:-} "$OUT/guest/$1/static/pass" || return 1
-	stop
-	rm -rf "$W/sn$RUNS"
-}
 if want 9; then
 for arch in x86_64 arm64; do
 	[ "$arch" = x86_64 ] && k=$KX86 || k=$KARM
@@ -655,9 +651,9 @@ for arch in x86_64 arm64; do
 	fi
 	say "9. snapshot boot, $arch"
 	# one VM: the first run of an image boots cold, the second saves, the rest restore
-	sn_boot "$arch" "$k" && sn_boot "$arch" "$k" ||
+	tb_boot "$arch" "$k" && tb_boot "$arch" "$k" ||
 		{ na "warm snapshot, $arch" "tapboot run failed, see the log"; continue; }
-	eval "s_$arch() { sn_boot $arch $k; }; c_$arch() { sn_boot $arch $k --no-snapshot; }"
+	eval "s_$arch() { tb_boot $arch $k; }; c_$arch() { tb_boot $arch $k --no-snapshot; }"
 	pair "warm snapshot, $arch, one test: tapboot run vs tapboot run --no-snapshot (wall time to exit)" s "<= 0.2" "s_$arch" "c_$arch" "$BOOT_REPS"
 done
 fi # want 9

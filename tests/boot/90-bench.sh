@@ -36,15 +36,15 @@ for r in \
 	"image build, zstd -3: tapboot build (cold cache) vs GNU cpio" \
 	"image build, zstd -3: tapboot build (cold cache) vs bsdcpio" \
 	"incremental rebuild, zstd" \
-	"boot to result, x86_64, one test: tapboot run vs minimal" \
-	"boot to result, x86_64, one test: tapboot run vs naive" \
-	"boot to result, arm64, one test: tapboot run vs minimal" \
-	"boot to result, arm64, one test: tapboot run vs naive" \
-	"boot to result, x86_64, one test, cold: tapboot run (default vCPUs" \
-	"boot to result, arm64, one test, cold: tapboot run (default vCPUs" \
-	"boot to result, arm (armv7), one test: tapboot run (Image unpacked" \
-	"boot to result, s390x, one test: tapboot run vs minimal" \
-	"boot to result, riscv64, one test: tapboot run vs minimal" \
+	"boot to result, x86_64, one test: tapboot run --no-snapshot vs minimal" \
+	"boot to result, x86_64, one test: tapboot run --no-snapshot vs naive" \
+	"boot to result, arm64, one test: tapboot run --no-snapshot vs minimal" \
+	"boot to result, arm64, one test: tapboot run --no-snapshot vs naive" \
+	"boot to result, x86_64, one test, cold: tapboot run --no-snapshot (default vCPUs" \
+	"boot to result, arm64, one test, cold: tapboot run --no-snapshot (default vCPUs" \
+	"boot to result, arm (armv7), one test: tapboot run --no-snapshot (Image unpacked" \
+	"boot to result, s390x, one test: tapboot run --no-snapshot vs minimal" \
+	"boot to result, riscv64, one test: tapboot run --no-snapshot vs minimal" \
 	"per-test time in the guest, x86_64" \
 	"per-test time in the guest, arm64" \
 	"kselftest suite, x86_64 (" \
