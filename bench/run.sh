@@ -268,6 +268,15 @@ tb_boot() {
 	rm -rf "$W/boot$RUNS"
 }
 
+# boot_kernel ARCH ROW: x86_64's or arm64's kernel into k; false, with ROW n/a, when it or the
+# guest tests are missing.
+boot_kernel() {
+	[ "$1" = x86_64 ] && k=$KX86 || k=$KARM
+	[ -n "$k" ] && [ -x "$OUT/guest/$1/static/pass" ] && return 0
+	na "$2" "no kernel (scripts/fetch-kernel.sh $1) or guest tests not built"
+	return 1
+}
+
 # ---- 3. boot to result, one trivial test ----
 if want 3; then
 mb_boot() { # mb_boot ARCH MODE [RELEASE]
@@ -276,11 +285,7 @@ mb_boot() { # mb_boot ARCH MODE [RELEASE]
 	stop
 }
 for arch in x86_64 arm64; do
-	[ "$arch" = x86_64 ] && k=$KX86 || k=$KARM
-	if [ -z "$k" ] || [ ! -x "$OUT/guest/$arch/static/pass" ]; then
-		na "boot to result, $arch" "no kernel (scripts/fetch-kernel.sh $arch) or guest tests not built"
-		continue
-	fi
+	boot_kernel "$arch" "boot to result, $arch" || continue
 	say "3. boot to result, $arch"
 	eval "a_$arch() { tb_boot $arch $k --no-snapshot; }; m_$arch() { mb_boot $arch minimal; }; n_$arch() { mb_boot $arch naive; }; o_$arch() { mb_boot $arch onecpu; }"
 	[ "$arch" = x86_64 ] && how="q35, qboot, PVH vmlinux" || how="-cpu cortex-a57"
@@ -644,11 +649,7 @@ fi # want 7 || want 8
 # ---- 9. snapshot boot (issue 18): warm snapshot vs a cold boot, one trivial test ----
 if want 9; then
 for arch in x86_64 arm64; do
-	[ "$arch" = x86_64 ] && k=$KX86 || k=$KARM
-	if [ -z "$k" ] || [ ! -x "$OUT/guest/$arch/static/pass" ]; then
-		na "warm snapshot, $arch" "no kernel or guest tests"
-		continue
-	fi
+	boot_kernel "$arch" "warm snapshot, $arch" || continue
 	say "9. snapshot boot, $arch"
 	# one VM: the first run of an image boots cold, the second saves, the rest restore
 	tb_boot "$arch" "$k" && tb_boot "$arch" "$k" ||
