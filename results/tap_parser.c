@@ -1470,15 +1470,16 @@ static bool block_line(struct tap_parser *p, const char *s, size_t n)
 	uint64_t seq, tag;
 	bool tagged = line_tag_split(s, n, &body, &seq, &tag);
 
-	if (!p->block_open) {
-		p->block_want = false;
-		if (n != 5 || memcmp(s, "  ---", 5))
-			return false; /* no block, or one tagged per line (before issue 18) */
+	if (n == 5 && !memcmp(s, "  ---", 5)) {
+		/* a block starts (again: what was held before it was a test's) */
+		block_drop(p);
 		p->block_open = true;
 		p->block_lines = 1;
 		strbuf_add(&p->block, s, n);
 		return true;
 	}
+	if (!p->block_open)
+		return false; /* a test's line before the block: its output */
 	if (tagged && body == 5 && !memcmp(s, "  ...", 5)) {
 		const char *l, *end;
 
@@ -1493,7 +1494,7 @@ static bool block_line(struct tap_parser *p, const char *s, size_t n)
 			return true;
 		}
 		p->last_seq = seq;
-		p->block_open = false;
+		p->block_open = p->block_want = false;
 		for (l = p->block.buf, end = l + p->block.len; l < end;) {
 			const char *nl = memchr(l, '\n', (size_t)(end - l));
 			size_t ln = nl ? (size_t)(nl - l) : (size_t)(end - l);
@@ -1562,9 +1563,9 @@ checked:
 	if (seq)
 		p->last_seq = seq;
 	process_line(p, s, body, false, true);
-	/* its block, tagged once when tags are in play (an untagged console's is plain TAP) */
-	if (seq && classify(s, body) == K_RESULT)
-		p->block_want = true;
+	/* its block, tagged once when tags are in play (an untagged console's is plain TAP);
+	 * any other init line (one of an old block tagged per line) ends the wait */
+	p->block_want = seq && classify(s, body) == K_RESULT;
 }
 
 /* Every line after splitting and printk-prefix stripping comes here. */
