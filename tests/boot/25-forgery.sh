@@ -161,7 +161,8 @@ d=$WORK/qkill
 "$TAPBOOT" run --kernel "$k" -o "$d" -q --timeout 60 "$g/pass" "$g/hang" >/dev/null 2>"$WORK/e-qkill" &
 pid=$!
 for _ in $(seq 1 120); do grep -q "tapboot: run 2" "$d/console.log" 2>/dev/null && break; sleep 0.5; done
-qpid=$(pgrep -f -- "-initrd $d/initramfs.cpio" | head -1)
+# tapboot's own QEMU child: a VM restored from a snapshot has no -initrd to match on
+qpid=$(pgrep -P "$pid" -f qemu-system | head -1)
 [ -n "$qpid" ] && kill -KILL "$qpid"
 wait $pid
 is "$?" 3 "QEMU killed: exit 3"
