@@ -164,7 +164,7 @@ static void test_exit_codes_exact(void)
 	check_str(strchr(n, '\n') ? strchr(n, '\n') + 1 : n,
 		  "TAP version 13\n1..6\n"
 		  "# tapboot: run 1 pass\n    # hello\nok 1 pass\n"
-		  "  ---\n  duration_s: D\n  ...\n"
+		  "  ---\n  duration_s: D\n  exit: 0\n  ...\n"
 		  "# tapboot: run 2 fail\n    # oops\nnot ok 2 fail\n"
 		  "  ---\n  duration_s: D\n  exit: 1\n  reason: \"exit 1\"\n  ...\n"
 		  "# tapboot: run 3 xfail\n    # XFAIL: bug 42\nok 3 xfail # XFAIL XFAIL: bug 42\n"
