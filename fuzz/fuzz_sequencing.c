@@ -138,7 +138,8 @@ static void forge(struct gen *g, unsigned ntests)
 		}
 		}
 		if ((how & 8) && (what & 128)) /* a made-up tag in today's shape */
-			strbuf_addf(&line, " ~tb:%llu:%s", (unsigned long long)(g->seq + (how >> 4)),
+			strbuf_addf(&line, " ~tb:%llu:%s",
+				    (unsigned long long)(g->seq + (how >> 4)),
 				    (how & 16) ? "AEjRWeJq83v" : "P_-09azAZ_-");
 		else if (how & 8) /* a made-up tag: guessed, or a real tag on another line */
 			strbuf_addf(&line, " ~tb:%llu:%016llx",
@@ -161,7 +162,7 @@ static void forge(struct gen *g, unsigned ntests)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gen g = {data, size, 0, STRBUF_INIT, 0, STRBUF_INIT, false, STRBUF_INIT, false, false};
+	struct gen g = {.d = data, .n = size}; /* its strbufs: strbuf_init below */
 	unsigned ntests, verdict_bits;
 	struct tap_parser *p;
 	const struct tap_test *t;

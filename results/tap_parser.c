@@ -118,7 +118,7 @@ struct tap_parser {
 	bool block_open;     /* lines held in block */
 	struct strbuf block; /* the held lines, joined by '\n' */
 	size_t block_lines;
-	bool init_block; /* the result awaiting its block got the init's (verified) block */
+	bool init_block;      /* the result awaiting its block got the init's (verified) block */
 	uint64_t last_seq;    /* of the last accepted tagged line */
 	unsigned last_run;    /* the last accepted `run N` */
 	unsigned last_result; /* the last test number whose result was accepted */
@@ -1504,6 +1504,7 @@ static bool block_line(struct tap_parser *p, const char *s, size_t n)
 			process_line(p, l, ln, false, true);
 			l += ln + 1;
 		}
+		p->init_block = false; /* "..." ended the result: for no later one */
 		strbuf_reset(&p->block);
 		return true;
 	}
