@@ -115,6 +115,7 @@ struct tap_parser {
 	/* The init tags its YAML block once, on the "  ..." line (line_tag.h): after its verdict
 	 * the block's lines are held until that tag is found right, else they are test output. */
 	bool block_want;     /* an init verdict was just accepted: its block may follow */
+	uint64_t block_seq;  /* the number its block's tag must have: the verdict's + 1 */
 	bool block_open;     /* lines held in block */
 	struct strbuf block; /* the held lines, joined by '\n' */
 	size_t block_lines;
@@ -1451,15 +1452,15 @@ static void block_drop(struct tap_parser *p)
 	strbuf_reset(&p->block);
 }
 
-/* Is the block held, its "  ..." line included, the init's (the tag seq, tag on it)? */
+/* Is the block held, its "  ..." line included, the init's (the tag seq, tag on it), and the
+ * one it wrote right after the verdict it would complete? Another verdict's block (that one
+ * lost to a test's unfinished line) is not this one's, nor is a replayed one. */
 static bool block_right(struct tap_parser *p, uint64_t seq, uint64_t tag)
 {
-	if (seq <= p->last_seq)
-		return false; /* a replayed block */
-	if (p->keyed)
-		return line_tag_mac(p->key, seq, p->block.buf, p->block.len) == tag;
+	if (seq != p->block_seq || seq <= p->last_seq)
+		return false;
 	/* tapboot parse: the numbers only, as authentic() */
-	return seq <= p->last_seq + 4;
+	return !p->keyed || line_tag_mac(p->key, seq, p->block.buf, p->block.len) == tag;
 }
 
 /* An unnested line while the init's block may be coming: true when it was taken (held, or the
@@ -1567,6 +1568,7 @@ checked:
 	/* its block, tagged once when tags are in play (an untagged console's is plain TAP);
 	 * any other init line (one of an old block tagged per line) ends the wait */
 	p->block_want = seq && classify(s, body) == K_RESULT;
+	p->block_seq = seq + 1;
 }
 
 /* Every line after splitting and printk-prefix stripping comes here. */
