@@ -378,6 +378,40 @@ static void t_block(void)
 	check_str(v, "1=pass:0:d 2=fail:-1:- 3=pass:-1:- 4=pass:3:d");
 	free(v);
 	free(replay);
+	/* a test's unfinished lines swallow test 1's "  ---" and the run line of test 2: test 2's
+	 * block (right tag, but not the number after test 1's verdict) does not complete test 1 */
+	{
+		static const char *const lost[] = {
+			"!# tapboot: begin nonce=n1 tests=2 kernel=k",
+			"!TAP version 13",
+			"!1..2",
+			"!# tapboot: run 1 a",
+			"!ok 1 a",
+			"    x\\",
+			"=  ---",
+			"=  duration_s: 0.014",
+			"=  ...",
+			"    y\\",
+			"!# tapboot: run 2 b",
+			"!not ok 2 b",
+			"=  ---",
+			"=  duration_s: 0.020",
+			"=  exit: 1",
+			"=  reason: \"exit 1\"",
+			"=  ...",
+			"!# tapboot: end nonce=n1 pass=1 fail=1",
+			NULL,
+		};
+		char *t2 = console(lost, true);
+
+		v = exits(t2, TAP_PARSE_TAPBOOT, key, NULL);
+		check(!strncmp(v, "1=pass:-1:- ", 12));
+		free(v);
+		v = exits(t2, TAP_PARSE_AUTO, NULL, NULL);
+		check(!strncmp(v, "1=pass:-1:- ", 12));
+		free(v);
+		free(t2);
+	}
 	/* a block that never ends (the VM died): not used, the verdict stands */
 	at = strstr(text, "  ... ~tb:");
 	replay = xasprintf("%.*s", (int)(at - text), text);
