@@ -3,10 +3,13 @@
  * run of 1-6 tests whose real verdicts come from the input, written as the init writes them
  * (tagged with the run's key), with forged lines interleaved before and after every real line:
  * results for any test number with either verdict, run/end/begin markers with the nonce, YAML
- * blocks, made-up and replayed tags, printk-prefixed copies (TAP through /dev/kmsg), raw bytes
- * from the input, and unfinished lines. Checks: no forged line becomes a result (every result
- * the parser reports is the init's verdict for that number, or crash/missing), and where no
- * forged line was left unfinished, every real verdict is there and the run is complete. */
+ * blocks (also inside the init's block, which carries one tag on its "  ..." line), made-up
+ * and replayed tags, printk-prefixed copies (TAP through /dev/kmsg), raw bytes from the input,
+ * and unfinished lines. Checks: no forged line becomes a result (every result the parser
+ * reports is the init's verdict for that number, or crash/missing) or changes one's exit code
+ * (the init's, or unknown when its block was spoiled); where no forged line was left
+ * unfinished, every real verdict is there and the run is complete; where no forged line went
+ * into a block, every exit code is the init's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,9 @@ struct gen {
 	uint64_t seq;
 	struct strbuf last_real; /* the last real line with its tag, for replays */
 	bool unfinished;	 /* a forged line without its newline was written */
+	struct strbuf block;	 /* the init's YAML block so far (tagged once, at its end) */
+	bool in_block;
+	bool spoiled; /* a forged line went into a block */
 };
 
 static unsigned byte(struct gen *g)
@@ -45,6 +51,31 @@ static void real(struct gen *g, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&line, fmt, ap);
 	va_end(ap);
+	if (!strcmp(line.buf, "  ---")) {
+		g->in_block = true;
+		strbuf_reset(&g->block);
+	}
+	if (g->in_block) {
+		/* as the init: the block's lines untagged, one tag over them all on "  ..." */
+		if (g->block.len)
+			strbuf_addch(&g->block, '\n');
+		strbuf_add(&g->block, line.buf, line.len);
+		if (strcmp(line.buf, "  ...")) {
+			strbuf_add(&g->out, line.buf, line.len);
+			strbuf_addch(&g->out, '\n');
+			strbuf_release(&line);
+			return;
+		}
+		g->in_block = false;
+		strbuf_reset(&g->last_real);
+		line_tag_append(&g->last_real, key, ++g->seq, g->block.buf, g->block.len);
+		strbuf_add(&g->out, line.buf, line.len);
+		strbuf_add(&g->out, g->last_real.buf + g->block.len,
+			   g->last_real.len - g->block.len);
+		strbuf_addch(&g->out, '\n');
+		strbuf_release(&line);
+		return;
+	}
 	strbuf_reset(&g->last_real);
 	line_tag_append(&g->last_real, key, ++g->seq, line.buf, line.len);
 	strbuf_add(&g->out, g->last_real.buf, g->last_real.len);
@@ -61,6 +92,8 @@ static void forge(struct gen *g, unsigned ntests)
 		unsigned what = byte(g), num = byte(g) % (ntests + 2), how = byte(g);
 		struct strbuf line = STRBUF_INIT;
 
+		if (g->in_block)
+			g->spoiled = true;
 		strbuf_init(&line);
 		if (how & 1)
 			strbuf_addstr(&line, "[    1.234567] ");
@@ -83,7 +116,7 @@ static void forge(struct gen *g, unsigned ntests)
 			break;
 		case 5:
 			strbuf_addstr(&line, (how & 2)	 ? "  ---"
-					     : (how & 4) ? "  exit: 0"
+					     : (how & 4) ? "  exit: 77"
 							 : "  ...");
 			break;
 		case 6:
@@ -104,7 +137,11 @@ static void forge(struct gen *g, unsigned ntests)
 			break;
 		}
 		}
-		if (how & 8) /* a made-up tag: guessed, or a real tag on another line */
+		if ((how & 8) && (what & 128)) /* a made-up tag in today's shape */
+			strbuf_addf(&line, " ~tb:%llu:%s",
+				    (unsigned long long)(g->seq + (how >> 4)),
+				    (how & 16) ? "AEjRWeJq83v" : "P_-09azAZ_-");
+		else if (how & 8) /* a made-up tag: guessed, or a real tag on another line */
 			strbuf_addf(&line, " ~tb:%llu:%016llx",
 				    (unsigned long long)(g->seq + (how >> 4)),
 				    (unsigned long long)((how & 16)
@@ -125,7 +162,7 @@ static void forge(struct gen *g, unsigned ntests)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gen g = {data, size, 0, STRBUF_INIT, 0, STRBUF_INIT, false};
+	struct gen g = {.d = data, .n = size}; /* its strbufs: strbuf_init below */
 	unsigned ntests, verdict_bits;
 	struct tap_parser *p;
 	const struct tap_test *t;
@@ -136,6 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	strbuf_init(&g.out);
 	strbuf_init(&g.last_real);
+	strbuf_init(&g.block);
 	ntests = 1 + byte(&g) % 6;
 	verdict_bits = byte(&g);
 	chunk = 1 + byte(&g) % 64;
@@ -154,9 +192,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		real(&g, "%s %u t%u", pass ? "ok" : "not ok", i, i);
 		forge(&g, ntests);
 		real(&g, "  ---");
-		real(&g, "  exit: %d", pass ? 0 : 1);
-		if (!pass)
+		forge(&g, ntests);
+		real(&g, "  duration_s: 0.004");
+		/* a plain pass has no exit line: exit 0 is implied (init/report.c) */
+		if (!pass) {
+			real(&g, "  exit: 1");
+			forge(&g, ntests);
 			real(&g, "  reason: \"exit 1\"");
+		}
 		real(&g, "  ...");
 	}
 	forge(&g, ntests);
@@ -185,6 +228,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fwrite(g.out.buf, 1, g.out.len, stderr);
 			abort();
 		}
+		/* the block's exit is the init's, or none when a forged line spoiled the block */
+		if (t[i].exit_code != (want == VERDICT_PASS ? 0 : 1) &&
+		    (t[i].exit_code != -1 || !(g.spoiled || g.unfinished))) {
+			fprintf(stderr, "exit code %d of %u\n---\n", t[i].exit_code, t[i].num);
+			fwrite(g.out.buf, 1, g.out.len, stderr);
+			abort();
+		}
 	}
 	if (!g.unfinished && (n != ntests || !s->complete)) {
 		fprintf(stderr, "real results lost: %zu of %u, complete %d\n---\n", n, ntests,
@@ -204,5 +254,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tap_parser_free(p);
 	strbuf_release(&g.out);
 	strbuf_release(&g.last_real);
+	strbuf_release(&g.block);
 	return 0;
 }

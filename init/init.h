@@ -172,7 +172,10 @@ void init_result_release(struct init_result *r);
 /* Decide the verdict from the exit status, output and kernel health. */
 void init_decide(struct init_result *r, const struct init_output *o, const struct init_health *h);
 /* The verdict line and YAML block. */
-void init_report(struct strbuf *sb, unsigned num, const char *name, const struct init_result *r);
+/* tagged: the lines will carry tags (a plain pass's block then leaves out "exit: 0", which
+ * the host's parser implies for a block it verified; an untagged console keeps it). */
+void init_report(struct strbuf *sb, unsigned num, const char *name, const struct init_result *r,
+		 bool tagged);
 
 /* The test's main process: the test ends when it exits. */
 struct init_child {

@@ -101,7 +101,8 @@ void init_decide(struct init_result *r, const struct init_output *o, const struc
 	}
 }
 
-void init_report(struct strbuf *sb, unsigned num, const char *name, const struct init_result *r)
+void init_report(struct strbuf *sb, unsigned num, const char *name, const struct init_result *r,
+		 bool tagged)
 {
 	const char *directive = NULL;
 	bool ok = false;
@@ -132,7 +133,11 @@ void init_report(struct strbuf *sb, unsigned num, const char *name, const struct
 	tap_yaml_begin(sb, 0);
 	snprintf(buf, sizeof(buf), "%.3f", r->duration_s);
 	tap_yaml_raw(sb, 0, "duration_s", buf);
-	if (r->exited) {
+	/* A plain pass leaves out "exit: 0" when tagged: the host's parser takes a pass whose
+	 * block it verified and that has neither exit nor signal as exit 0 (tap_parser.c,
+	 * init_block). 8 of about 140 bytes per test at 4 us a byte (docs/init.md). */
+	if (r->exited &&
+	    (!tagged || r->exit_code || r->verdict != VERDICT_PASS || r->reason || r->taint)) {
 		snprintf(buf, sizeof(buf), "%d", r->exit_code);
 		tap_yaml_raw(sb, 0, "exit", buf);
 	} else if (r->signo) {

@@ -28,9 +28,10 @@ static void run_one(struct init_ctx *c, const struct plan_test *t, unsigned num)
 	} else {
 		init_run_test(c, t, num, &r);
 	}
-	init_report(&c->out, num, t->name, &r);
+	init_report(&c->out, num, t->name, &r, c->keyed);
 	c->counts[r.verdict]++;
-	init_flush(c);
+	/* not flushed here: the next run line or the end line follows at once and goes out in
+	 * the same write (a system call is 25-85 us on arm64 under TCG) */
 	init_result_release(&r);
 	strbuf_release(&name);
 }

@@ -88,23 +88,53 @@ uint64_t line_tag_mac(const unsigned char key[LINE_TAG_KEY_LEN], uint64_t seq, c
 	return siphash2(key, sb, sizeof(sb), (const unsigned char *)s, n);
 }
 
+/* RFC 4648's base64url alphabet */
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static int b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
 void line_tag_append(struct strbuf *sb, const unsigned char key[LINE_TAG_KEY_LEN], uint64_t seq,
 		     const char *s, size_t n)
 {
+	uint64_t tag = line_tag_mac(key, seq, s, n);
+	char d[LINE_TAG_DIGITS];
+
+	for (int i = LINE_TAG_DIGITS - 1; i >= 0; i--, tag >>= 6)
+		d[i] = b64[tag & 63];
 	strbuf_add(sb, s, n);
-	strbuf_addf(sb, LINE_TAG_MARK "%llu:%016llx", (unsigned long long)seq,
-		    (unsigned long long)line_tag_mac(key, seq, s, n));
+	strbuf_addf(sb, LINE_TAG_MARK "%llu:", (unsigned long long)seq);
+	strbuf_add(sb, d, sizeof(d));
 }
 
-bool line_tag_split(const char *s, size_t n, size_t *body, uint64_t *seq, uint64_t *tag)
+/* The tag's digits at the end of s: their count (11 base64url, 16 hex) or 0. */
+static size_t tag_digits(const char *s, size_t n, uint64_t *tag)
 {
-	size_t ml = strlen(LINE_TAG_MARK), i, digits = 0;
-	uint64_t v = 0, t = 0;
+	uint64_t t = 0;
 
-	/* shortest: " ~tb:1:" and 16 hex digits */
-	if (n < ml + 2 + 16 || s[n - 17] != ':')
-		return false;
-	for (i = n - 16; i < n; i++) {
+	if (n >= LINE_TAG_DIGITS + 1 && s[n - LINE_TAG_DIGITS - 1] == ':' &&
+	    b64_value(s[n - LINE_TAG_DIGITS]) >= 0 && b64_value(s[n - LINE_TAG_DIGITS]) < 16) {
+		for (size_t i = n - LINE_TAG_DIGITS; i < n; i++) {
+			int v = b64_value(s[i]);
+
+			if (v < 0)
+				return 0;
+			t = t << 6 | (uint64_t)v;
+		}
+		*tag = t;
+		return LINE_TAG_DIGITS;
+	}
+	if (n < 17 || s[n - 17] != ':')
+		return 0;
+	for (size_t i = n - 16; i < n; i++) {
 		char c = s[i];
 
 		if (c >= '0' && c <= '9')
@@ -112,20 +142,31 @@ bool line_tag_split(const char *s, size_t n, size_t *body, uint64_t *seq, uint64
 		else if (c >= 'a' && c <= 'f')
 			t = t << 4 | (uint64_t)(c - 'a' + 10);
 		else
-			return false;
+			return 0;
 	}
-	i = n - 17;
+	*tag = t;
+	return 16;
+}
+
+bool line_tag_split(const char *s, size_t n, size_t *body, uint64_t *seq, uint64_t *tag)
+{
+	size_t ml = strlen(LINE_TAG_MARK), i, digits = 0, td;
+	uint64_t v = 0;
+
+	/* shortest: " ~tb:1:" and the tag's digits */
+	if (n < ml + 2 + LINE_TAG_DIGITS || !(td = tag_digits(s, n, tag)))
+		return false;
+	i = n - td - 1;
 	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9' && digits < 20) {
 		i--;
 		digits++;
 	}
 	if (!digits || digits > 19 || i < ml || memcmp(s + i - ml, LINE_TAG_MARK, ml))
 		return false;
-	for (size_t j = i; j < n - 17; j++)
+	for (size_t j = i; j < n - td - 1; j++)
 		v = v * 10 + (uint64_t)(s[j] - '0');
 	*body = i - ml;
 	*seq = v;
-	*tag = t;
 	return true;
 }
 

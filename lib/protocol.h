@@ -4,13 +4,15 @@
  *   # tapboot: begin nonce=<hex> tests=<n> kernel=<uname -r>
  *   # tapboot: run <num> <name>          before test <num> starts (what is running now)
  *   ok <num> <name> [# DIRECTIVE reason] followed by a YAML block with duration_s, exit/signal
+ *                                        (a plain pass's exit 0 left out when tagged)
  *   # tapboot: end nonce=<hex> pass=<n> fail=<n> ...
  * A test's own output is nested 4 spaces deep (KTAP style): its TAP/KTAP lines as they are,
  * every other line as a "# " diagnostic. A run is complete only when the end line carries the
  * nonce the host put on the kernel command line.
  *
  * Every line the init writes that is not nested (does not start with TAPBOOT_NEST_INDENT
- * spaces) carries a tag keyed with the run's secret (line_tag.h), so that a test writing
+ * spaces) carries a tag keyed with the run's secret (line_tag.h), a YAML block one tag on its
+ * "  ..." line over the whole block, so that a test writing
  * protocol-shaped lines to /dev/console or /dev/kmsg cannot make a result: the host takes
  * only tagged lines as protocol, the result for test N only after `run N`, once, in order. */
 #ifndef TAPBOOT_PROTOCOL_H

@@ -112,6 +112,14 @@ struct tap_parser {
 	bool keyed;
 	unsigned char key[LINE_TAG_KEY_LEN];
 	bool need_tag;	      /* unkeyed: the begin line was tagged, so every init line is */
+	/* The init tags its YAML block once, on the "  ..." line (line_tag.h): after its verdict
+	 * the block's lines are held until that tag is found right, else they are test output. */
+	bool block_want;     /* an init verdict was just accepted: its block may follow */
+	uint64_t block_seq;  /* the number its block's tag must have: the verdict's + 1 */
+	bool block_open;     /* lines held in block */
+	struct strbuf block; /* the held lines, joined by '\n' */
+	size_t block_lines;
+	bool init_block;      /* the result awaiting its block got the init's (verified) block */
 	uint64_t last_seq;    /* of the last accepted tagged line */
 	unsigned last_run;    /* the last accepted `run N` */
 	unsigned last_result; /* the last test number whose result was accepted */
@@ -509,6 +517,7 @@ struct tap_parser *tap_parser_new(const char *nonce, const struct tap_parser_eve
 		p->ev = *events;
 	p->lbuf = xmalloc(LINE_CAP + 1);
 	strbuf_init(&p->frag);
+	strbuf_init(&p->block);
 	strbuf_init(&p->pending_log);
 	strbuf_init(&p->cur_log);
 	level_set(&p->lv[0], "", 0);
@@ -529,6 +538,7 @@ void tap_parser_free(struct tap_parser *p)
 	free(p->expect);
 	free(p->lbuf);
 	strbuf_release(&p->frag);
+	strbuf_release(&p->block);
 	strbuf_release(&p->pending_log);
 	strbuf_release(&p->cur_log);
 	for (size_t i = 0; i < p->depth; i++)
@@ -751,6 +761,10 @@ static void result_done(struct tap_parser *p)
 	p->in_yaml = false;
 	t = yaml_target(p);
 	if (t) {
+		/* the init leaves "exit: 0" out of a plain pass's block (init/report.c) */
+		if (p->init_block && t->verdict == VERDICT_PASS && t->exit_code < 0 &&
+		    !p->yaml_signal)
+			t->exit_code = 0;
 		if (p->yaml_signal && !p->yaml_reason)
 			t->reason = a_take(p, xasprintf("killed by %s", p->yaml_signal));
 		append_reason(p, &t->reason, p->yaml_note);
@@ -760,6 +774,7 @@ static void result_done(struct tap_parser *p)
 	free(p->yaml_signal);
 	p->yaml_signal = NULL;
 	p->yaml_reason = false;
+	p->init_block = false;
 	if (t && p->yaml_level == 0) {
 		if (p->cur_log.len) {
 			/* an exact copy: the buffer is reused, so no realloc chain per test */
@@ -1413,6 +1428,98 @@ static bool in_sequence(struct tap_parser *p, const char *s, size_t n, uint64_t 
 	return true;
 }
 
+/* More lines than the init's block has (---, duration_s, exit or signal, reason, taint, ...)
+ * are not its block. */
+#define BLOCK_MAX_LINES 16
+
+/* The held lines were not the init's block: a test's output, as any untagged line. */
+static void block_drop(struct tap_parser *p)
+{
+	const char *s = p->block.buf, *end = s + p->block.len;
+
+	if (!p->block_open)
+		return;
+	p->block_open = false;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		if (classify(s, n) != K_TEXT)
+			p->rejected++;
+		process_line(p, s, n, false, false);
+		s += n + 1;
+	}
+	strbuf_reset(&p->block);
+}
+
+/* Is the block held, its "  ..." line included, the init's (the tag seq, tag on it), and the
+ * one it wrote right after the verdict it would complete? Another verdict's block (that one
+ * lost to a test's unfinished line) is not this one's, nor is a replayed one. */
+static bool block_right(struct tap_parser *p, uint64_t seq, uint64_t tag)
+{
+	if (seq != p->block_seq || seq <= p->last_seq)
+		return false;
+	/* tapboot parse: the numbers only, as authentic() */
+	return !p->keyed || line_tag_mac(p->key, seq, p->block.buf, p->block.len) == tag;
+}
+
+/* An unnested line while the init's block may be coming: true when it was taken (held, or the
+ * block it ends handled). */
+static bool block_line(struct tap_parser *p, const char *s, size_t n)
+{
+	size_t body;
+	uint64_t seq, tag;
+	bool tagged = line_tag_split(s, n, &body, &seq, &tag);
+
+	if (n == 5 && !memcmp(s, "  ---", 5)) {
+		/* a block starts (again: what was held before it was a test's) */
+		block_drop(p);
+		p->block_open = true;
+		p->block_lines = 1;
+		strbuf_add(&p->block, s, n);
+		return true;
+	}
+	if (!p->block_open)
+		return false; /* a test's line before the block: its output */
+	if (tagged && body == 5 && !memcmp(s, "  ...", 5)) {
+		const char *l, *end;
+
+		strbuf_addch(&p->block, '\n');
+		strbuf_add(&p->block, s, body);
+		if (!block_right(p, seq, tag)) {
+			p->block.len -= body + 1;
+			p->block.buf[p->block.len] = '\0';
+			block_drop(p);
+			p->rejected++;
+			process_line(p, s, n, false, false);
+			return true;
+		}
+		p->last_seq = seq;
+		p->block_open = p->block_want = false;
+		for (l = p->block.buf, end = l + p->block.len; l < end;) {
+			const char *nl = memchr(l, '\n', (size_t)(end - l));
+			size_t ln = nl ? (size_t)(nl - l) : (size_t)(end - l);
+
+			if (!nl)
+				p->init_block = true; /* before "..." ends the result */
+			process_line(p, l, ln, false, true);
+			l += ln + 1;
+		}
+		p->init_block = false; /* "..." ended the result: for no later one */
+		strbuf_reset(&p->block);
+		return true;
+	}
+	if (!tagged && n > 2 && s[0] == ' ' && s[1] == ' ' && s[2] != ' ' &&
+	    p->block_lines < BLOCK_MAX_LINES) {
+		strbuf_addch(&p->block, '\n');
+		strbuf_add(&p->block, s, n);
+		p->block_lines++;
+		return true;
+	}
+	block_drop(p);
+	return false;
+}
+
 static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 {
 	size_t off, body;
@@ -1426,12 +1533,15 @@ static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool k
 		return;
 	}
 	if (kernel) {
+		block_drop(p);
 		process_line(p, s, off, true, false);
 		s += off;
 		n -= off;
 		off = 0;
 		goto checked;
 	}
+	if ((p->block_want || p->block_open) && block_line(p, s, n))
+		return;
 	/* a test's own output, nested by the init: its subtests while it runs */
 	if (nested_line(s, n)) {
 		process_line(p, s, n, false, p->running && p->last_result != p->running);
@@ -1455,6 +1565,10 @@ checked:
 	if (seq)
 		p->last_seq = seq;
 	process_line(p, s, body, false, true);
+	/* its block, tagged once when tags are in play (an untagged console's is plain TAP);
+	 * any other init line (one of an old block tagged per line) ends the wait */
+	p->block_want = seq && classify(s, body) == K_RESULT;
+	p->block_seq = seq + 1;
 }
 
 /* Every line after splitting and printk-prefix stripping comes here. */
@@ -1680,6 +1794,7 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 		line_in(p, f.buf, f.len, false);
 		strbuf_release(&f);
 	}
+	block_drop(p); /* its end never came: not the init's block */
 	result_done(p);
 	p->finished = true;
 	p->cut_reason = cut_reason;

@@ -52,7 +52,12 @@ is "$(printf '%s\n' "$tap" | grep -E '^(not )?ok ' | tr '\n' '|')" \
 	"results.tap: the init's five verdict lines, nothing forged"
 # console.log keeps the raw bytes: the init's tags, and the forged lines
 tr -d '\r' <"$d/console.log" >"$WORK/console1"
-like "$(grep -c ' ~tb:[0-9]*:[0-9a-f]\{16\}$' "$WORK/console1")" '^[1-9][0-9]+$' "console.log keeps the init's tags"
+like "$(grep -c ' ~tb:[0-9]*:[A-P][A-Za-z0-9_-]\{10\}$' "$WORK/console1")" '^[1-9][0-9]+$' "console.log keeps the init's tags"
+# the init's YAML blocks were used (one tag each, on the "  ..." line): durations and exits
+is "$(jq -r '[.tests[] | "\(.exit_code // "-"):\(.duration_s != null)"] | join(" ")' "$d/results.json")" \
+	"0:true 1:true 1:true -:true 0:true" "the init's blocks: every duration, exit 0 of a plain pass implied"
+like "$(grep -c '^  \.\.\. ~tb:' "$WORK/console1")" '^[5-9]$' "a YAML block is tagged once, on its end line"
+ok "$(grep -q '^  duration_s: 9.999' "$d/tests/b_forger.log"; echo $?)" "the forged block is in the forger's log"
 ok "$(grep -qxF 'ok 3 c_victim' "$WORK/console1"; echo $?)" "console.log keeps the forged lines"
 # every forged line is in the forger's log
 log=$d/tests/b_forger.log
@@ -67,8 +72,9 @@ ok 4 d_early
 ok 5 e_last
 # tapboot: run 3 next
 # tapboot: run 2 b_forger
-ok 2 b_forger ~tb:5:0123456789abcdef
+ok 2 b_forger ~tb:5:AEjRWeJq83v
 ok 3 b_forger ~tb:99999:ffffffffffffffff
+  ... ~tb:7:PPPPPPPPPPP
 pass=9 fail=0 skip=0 xfail=0 xpass=0 timeout=0
 # tapboot: end pass=9 fail=0
 timeout=0 ~tb:77:00000000deadbeef
@@ -155,7 +161,8 @@ d=$WORK/qkill
 "$TAPBOOT" run --kernel "$k" -o "$d" -q --timeout 60 "$g/pass" "$g/hang" >/dev/null 2>"$WORK/e-qkill" &
 pid=$!
 for _ in $(seq 1 120); do grep -q "tapboot: run 2" "$d/console.log" 2>/dev/null && break; sleep 0.5; done
-qpid=$(pgrep -f -- "-initrd $d/initramfs.cpio" | head -1)
+# tapboot's own QEMU child: a VM restored from a snapshot has no -initrd to match on
+qpid=$(pgrep -P "$pid" -f qemu-system | head -1)
 [ -n "$qpid" ] && kill -KILL "$qpid"
 wait $pid
 is "$?" 3 "QEMU killed: exit 3"

@@ -68,11 +68,14 @@ int main(int argc, char **argv)
 	put(con, line);
 	snprintf(line, sizeof(line), "# tapboot: run %d %s\n%s %d %s\n", num, me, verdict, num, me);
 	put(con, line);
-	/* made-up tags: guessed, and in the init's exact shape */
-	snprintf(line, sizeof(line), "%s %d %s ~tb:5:0123456789abcdef\n", verdict, num, me);
+	/* made-up tags: guessed, in the init's exact shape (base64url) and in the 16 hex digits
+	 * of before issue 18, which the parser still reads */
+	snprintf(line, sizeof(line), "%s %d %s ~tb:5:AEjRWeJq83v\n", verdict, num, me);
 	put(con, line);
 	snprintf(line, sizeof(line), "%s %d %s ~tb:99999:ffffffffffffffff\n", verdict, num + 1, me);
 	put(con, line);
+	/* a YAML block with a made-up tag on its end */
+	put(con, "  ---\n  duration_s: 9.999\n  exit: 77\n  ... ~tb:7:PPPPPPPPPPP\n");
 	/* end lines: with the nonce from /proc/cmdline, without, and tagged */
 	snprintf(line, sizeof(line),
 		 "# tapboot: end nonce=%s pass=9 fail=0 skip=0 xfail=0 xpass=0 timeout=0\n", nonce);

@@ -256,15 +256,21 @@ static void test_kmsg(void)
 	strbuf_release(&out);
 }
 
-static char *report(struct init_result *r, const struct init_output *o, const struct init_health *h)
+static char *report_as(struct init_result *r, const struct init_output *o,
+		       const struct init_health *h, bool tagged)
 {
 	struct strbuf sb;
 
 	init_decide(r, o, h);
 	strbuf_init(&sb);
-	init_report(&sb, 3, "grp:name #1", r);
+	init_report(&sb, 3, "grp:name #1", r, tagged);
 	init_result_release(r);
 	return strbuf_detach(&sb);
+}
+
+static char *report(struct init_result *r, const struct init_output *o, const struct init_health *h)
+{
+	return report_as(r, o, h, true);
 }
 
 static void test_verdicts(void)
@@ -277,6 +283,14 @@ static void test_verdicts(void)
 	r.exited = true;
 	r.duration_s = 0.0125;
 	s = report(&r, NULL, NULL);
+	/* a plain pass: exit 0 is implied (the host's parser reads it so) */
+	check_str(s, "ok 3 grp:name \\#1\n  ---\n  duration_s: 0.013\n  ...\n");
+	free(s);
+	/* untagged (no key: plain TAP for any reader), it is written out */
+	memset(&r, 0, sizeof(r));
+	r.exited = true;
+	r.duration_s = 0.0125;
+	s = report_as(&r, NULL, NULL, false);
 	check_str(s, "ok 3 grp:name \\#1\n  ---\n  duration_s: 0.013\n  exit: 0\n  ...\n");
 	free(s);
 
@@ -343,6 +357,8 @@ static void test_verdicts(void)
 	h.new_taint = h.taint_after = 4096;
 	s = report(&r, NULL, &h);
 	check(!strncmp(s, "ok 3 ", 5));
+	/* not a plain pass: the exit is written out */
+	check(strstr(s, "  exit: 0\n  taint: 4096\n") != NULL);
 	free(s);
 
 	check_str(init_signal_name(SIGKILL, buf, sizeof(buf)), "SIGKILL");

@@ -35,7 +35,7 @@ static void t_shape(void)
 
 	strbuf_init(&sb);
 	line_tag_append(&sb, key, 42, "ok 1 a", 6);
-	check(!strncmp(sb.buf, "ok 1 a ~tb:42:", 14) && sb.len == 14 + 16);
+	check(!strncmp(sb.buf, "ok 1 a ~tb:42:", 14) && sb.len == 14 + LINE_TAG_DIGITS);
 	check(line_tag_check(key, sb.buf, sb.len, &body, &seq));
 	check_int(body, ==, 6);
 	check_int(seq, ==, 42);
@@ -48,28 +48,59 @@ static void t_shape(void)
 	check(!line_tag_split("ok 1 a", 6, &body, &seq, &tag));
 	check(!line_tag_split("ok 1 a ~tb::0123456789abcdef", 28, &body, &seq, &tag));
 	check(!line_tag_split("ok 1 a ~tb:1:0123456789ABCDEF", 29, &body, &seq, &tag));
+	/* base64url, most significant digit first; and the 16 hex digits of old console.logs */
+	check(line_tag_split("x ~tb:7:AEjRWeJq83v", 19, &body, &seq, &tag) && body == 1 &&
+	      seq == 7 && tag == 0x0123456789abcdefULL);
+	check(line_tag_split("x ~tb:7:P__________", 19, &body, &seq, &tag) && tag == ~0ULL);
+	check(!line_tag_split("x ~tb:7:Q__________", 19, &body, &seq, &tag)); /* > 64 bits */
+	check(!line_tag_split("x ~tb:7:AEjRWeJq8.v", 19, &body, &seq, &tag));
 	check(line_tag_split("x ~tb:7:0123456789abcdef", 24, &body, &seq, &tag) && body == 1 &&
 	      seq == 7 && tag == 0x0123456789abcdefULL);
+	/* a block of lines has one tag */
+	strbuf_reset(&sb);
+	line_tag_append(&sb, key, 3, "  ---\n  exit: 1\n  ...", 22);
+	check(line_tag_check(key, sb.buf, sb.len, &body, &seq) && body == 22 && seq == 3);
 	strbuf_release(&sb);
 }
 
-/* A console: lines starting with '!' are the init's (tagged here), others are as given. */
+/* A console: lines starting with '!' are the init's (tagged here), those starting with '='
+ * the init's YAML block (one tag on its "  ..." line, over the '=' lines only, so that
+ * lines between them are the test's or the kernel's), others are as given. */
 static char *console(const char *const *lines, bool tag)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, blk = STRBUF_INIT;
 	uint64_t seq = 0;
 
 	strbuf_init(&sb);
+	strbuf_init(&blk);
 	for (size_t i = 0; lines[i]; i++) {
-		if (lines[i][0] == '!' && tag)
-			line_tag_append(&sb, key, ++seq, lines[i] + 1, strlen(lines[i] + 1));
-		else
-			strbuf_addstr(&sb, lines[i] + (lines[i][0] == '!'));
-		if (lines[i][strlen(lines[i]) - 1] != '\\')
+		const char *l = lines[i];
+
+		if (l[0] == '=') {
+			if (blk.len)
+				strbuf_addch(&blk, '\n');
+			strbuf_addstr(&blk, l + 1);
+		}
+		if (l[0] == '!' && tag) {
+			line_tag_append(&sb, key, ++seq, l + 1, strlen(l + 1));
+		} else if (l[0] == '=' && !strcmp(l, "=  ...") && tag) {
+			struct strbuf t = STRBUF_INIT;
+
+			strbuf_init(&t);
+			line_tag_append(&t, key, ++seq, blk.buf, blk.len);
+			strbuf_addstr(&sb, l + 1);
+			strbuf_addstr(&sb, t.buf + blk.len);
+			strbuf_release(&t);
+			strbuf_reset(&blk);
+		} else {
+			strbuf_addstr(&sb, l + (l[0] == '!' || l[0] == '='));
+		}
+		if (l[strlen(l) - 1] != '\\')
 			strbuf_addch(&sb, '\n');
 		else
 			sb.len--, sb.buf[sb.len] = '\0';
 	}
+	strbuf_release(&blk);
 	return strbuf_detach(&sb);
 }
 
@@ -250,6 +281,147 @@ static void t_kernel_tap(void)
 	free(v);
 }
 
+/* The exit codes and whether a duration was read, per result: "1:0:d 2:-1:-". */
+static char *exits(const char *text, enum tap_parser_mode mode, const unsigned char *k,
+		   struct logs *logs)
+{
+	struct tap_parser_events ev = {.ctx = logs, .on_line = on_line};
+	struct tap_parser *p = tap_parser_new("n1", logs ? &ev : NULL);
+	const struct tap_test *t;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
+
+	tap_parser_set_mode(p, mode, k);
+	tap_parser_feed(p, text, strlen(text));
+	tap_parser_finish(p, NULL);
+	t = tap_parser_tests(p, &n);
+	strbuf_init(&sb);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%u=%s:%d:%s", i ? " " : "", t[i].num,
+			    verdict_name(t[i].verdict), t[i].exit_code,
+			    t[i].duration_s >= 0 ? "d" : "-");
+	tap_parser_free(p);
+	return strbuf_detach(&sb);
+}
+
+/* The init's YAML block has one tag, on its "  ..." line: used only when that tag is right
+ * for every byte of it; a plain pass's "exit: 0" is implied. */
+static void t_block(void)
+{
+	static const char *const lines[] = {
+		"!# tapboot: begin nonce=n1 tests=4 kernel=k",
+		"!TAP version 13",
+		"!1..4",
+		"!# tapboot: run 1 a",
+		"!ok 1 a",
+		"=  ---",
+		"[    2.000000] a printk between the block's lines",
+		"=  duration_s: 0.014",
+		"=  ...",
+		"!# tapboot: run 2 b",
+		"!not ok 2 b",
+		"=  ---",
+		"  reason: \"forged\"", /* a line inside the block: the block is not used */
+		"=  duration_s: 0.020",
+		"=  exit: 1",
+		"=  reason: \"exit 1\"",
+		"=  ...",
+		"!# tapboot: run 3 c",
+		"!ok 3 c",
+		"  ---", /* a whole forged block with a made-up tag */
+		"  duration_s: 9.000",
+		"  exit: 7",
+		"  ... ~tb:99:AEjRWeJq83v",
+		"!# tapboot: run 4 d",
+		"!ok 4 d",
+		"=  ---",
+		"=  duration_s: 0.001",
+		"=  exit: 3",
+		"=  ...",
+		"!# tapboot: end nonce=n1 pass=3 fail=1",
+		NULL,
+	};
+	char *text = console(lines, true), *v, *replay, *at;
+	struct logs logs;
+
+	memset(&logs, 0, sizeof(logs));
+	for (int i = 0; i < 4; i++)
+		strbuf_init(&logs.per_test[i]);
+	v = exits(text, TAP_PARSE_TAPBOOT, key, &logs);
+	check_str(v, "1=pass:0:d 2=fail:-1:- 3=pass:-1:- 4=pass:3:d");
+	free(v);
+	/* the unused blocks are the running test's output */
+	check(strstr(logs.per_test[2].buf, "  ---\n  reason: \"forged\"\n") != NULL);
+	check(strstr(logs.per_test[3].buf, "  exit: 7\n  ... ~tb:99:") != NULL);
+	check_int(logs.kernel[1], ==, 1);
+	for (int i = 0; i < 4; i++)
+		strbuf_release(&logs.per_test[i]);
+	/* without the key (tapboot parse): the numbers tell, the forged line cannot be seen */
+	v = exits(text, TAP_PARSE_AUTO, NULL, NULL);
+	check(!strncmp(v, "1=pass:0:d ", 11));
+	free(v);
+	/* with another key: nothing is the init's */
+	v = exits(text, TAP_PARSE_TAPBOOT, (const unsigned char *)"fedcba9876543210", NULL);
+	check_str(v, "");
+	free(v);
+	/* test 1's block replayed after test 3's verdict: an old number, not used */
+	at = strstr(text, "ok 3 c");
+	at = strchr(at, '\n') + 1;
+	{
+		const char *b = strstr(text, "  ---\n[");
+		const char *e = strstr(b, "  ... ~tb:");
+
+		e = strchr(e, '\n') + 1;
+		replay = xasprintf("%.*s%.*s%s", (int)(at - text), text, (int)(e - b), b, at);
+	}
+	v = exits(replay, TAP_PARSE_TAPBOOT, key, NULL);
+	check_str(v, "1=pass:0:d 2=fail:-1:- 3=pass:-1:- 4=pass:3:d");
+	free(v);
+	free(replay);
+	/* a test's unfinished lines swallow test 1's "  ---" and the run line of test 2: test 2's
+	 * block (right tag, but not the number after test 1's verdict) does not complete test 1 */
+	{
+		static const char *const lost[] = {
+			"!# tapboot: begin nonce=n1 tests=2 kernel=k",
+			"!TAP version 13",
+			"!1..2",
+			"!# tapboot: run 1 a",
+			"!ok 1 a",
+			"    x\\",
+			"=  ---",
+			"=  duration_s: 0.014",
+			"=  ...",
+			"    y\\",
+			"!# tapboot: run 2 b",
+			"!not ok 2 b",
+			"=  ---",
+			"=  duration_s: 0.020",
+			"=  exit: 1",
+			"=  reason: \"exit 1\"",
+			"=  ...",
+			"!# tapboot: end nonce=n1 pass=1 fail=1",
+			NULL,
+		};
+		char *t2 = console(lost, true);
+
+		v = exits(t2, TAP_PARSE_TAPBOOT, key, NULL);
+		check(!strncmp(v, "1=pass:-1:- ", 12));
+		free(v);
+		v = exits(t2, TAP_PARSE_AUTO, NULL, NULL);
+		check(!strncmp(v, "1=pass:-1:- ", 12));
+		free(v);
+		free(t2);
+	}
+	/* a block that never ends (the VM died): not used, the verdict stands */
+	at = strstr(text, "  ... ~tb:");
+	replay = xasprintf("%.*s", (int)(at - text), text);
+	v = exits(replay, TAP_PARSE_TAPBOOT, key, NULL);
+	check(!strncmp(v, "1=pass:-1:- ", 12));
+	free(v);
+	free(replay);
+	free(text);
+}
+
 int main(void)
 {
 	error_set_prog("tapboot");
@@ -257,6 +429,7 @@ int main(void)
 	TEST(t_shape, "tag shape: append, split, check; wrong line, key or shape fails");
 	TEST(t_forgery, "forged results, markers, tags, kmsg and unfinished lines make no result");
 	TEST(t_replay_and_end, "replayed init lines; the end line only after the last result");
+	TEST(t_block, "a YAML block's one tag: used only when right; forged, replayed, cut");
 	TEST(t_kernel_tap, "kernel TAP is the running test's output; foreign dmesg keeps results");
 	return test_done();
 }
