@@ -102,6 +102,8 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 		c->modules_loaded = true;
 		if (init_handoff(c, 0, 1, &why) < 0)
 			bail_out(c, why);
+		/* only now: the tests are the run's own, not the saved state's */
+		init_tests_image(c);
 	}
 	init_run_plan(c, &plan);
 	init_power_off();
