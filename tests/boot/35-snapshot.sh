@@ -131,6 +131,26 @@ ok "$([ "$a" != "$b" ]; echo $?)" "urandom: two VMs from one snapshot read diffe
 ok "$(grep -q 'cannot reseed' "$WORK/rng2/console.1.log" "$WORK/rng2/console.2.log"; [ $? -eq 1 ]; echo $?)" \
 	"urandom: the init reseeded the kernel's RNG without a complaint"
 
+# ---- a damaged or truncated state file is found, removed and saved again ----
+state=$(ls -t "$XDG_CACHE_HOME"/tapboot/snapshots/*.state | head -1)
+size=$(stat -c %s "$state")
+printf '\x55\xaa' | dd of="$state" bs=1 seek=$((size / 2)) conv=notrunc status=none
+"$TAPBOOT" run --kernel "$k" -o "$WORK/bad1" --isolate -j 2 "$m/manifest" >/dev/null 2>"$WORK/e-bad1"
+is "$?" 0 "damaged state: the run passes"
+like "$(cat "$WORK/e-bad1")" "snapshot '.*' is not usable: its checksum does not match \\(the file is damaged\\); saving it again" \
+	"damaged state: found by its checksum, said"
+is "$(restored "$WORK/bad1")" 0 "damaged state: never booted (both VMs cold, one saves again)"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/bad1b" -q --isolate -j 2 "$m/manifest" >/dev/null 2>&1
+is "$(restored "$WORK/bad1b")" 2 "after the damaged state: the next run starts from the new one"
+truncate -s $((size / 3)) "$state"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/bad2" --isolate -j 2 "$m/manifest" >/dev/null 2>"$WORK/e-bad2"
+is "$?" 0 "truncated state: the run passes"
+like "$(cat "$WORK/e-bad2")" "snapshot '.*' is not usable: it is truncated; saving it again" \
+	"truncated state: found, said"
+is "$(restored "$WORK/bad2")" 0 "truncated state: never booted"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/bad3" -q --isolate -j 2 "$m/manifest" >/dev/null 2>&1
+is "$(restored "$WORK/bad3")" 2 "after the truncated state: the next run starts from the new one"
+
 # ---- a changed test keeps the snapshot: on x86_64 the tests reach the VM after the restore,
 # from an ivshmem device the saved state leaves out (configs' snapshot_tests) ----
 c=$WORK/chg
@@ -157,26 +177,6 @@ like "$(verdicts "$WORK/chg2")" '^changed=skip\(skip: the frobnicator is not pre
 is "$(snaps)" $((n0 + 1)) "changed test: one state file for both runs"
 ls "$WORK"/chg2/tests.cpio >/dev/null 2>&1
 is "$?" 0 "changed test: the run's tests image is in its results directory"
-
-# ---- a damaged or truncated state file is found, removed and saved again ----
-state=$(ls -t "$XDG_CACHE_HOME"/tapboot/snapshots/*.state | head -1)
-size=$(stat -c %s "$state")
-printf '\x55\xaa' | dd of="$state" bs=1 seek=$((size / 2)) conv=notrunc status=none
-"$TAPBOOT" run --kernel "$k" -o "$WORK/bad1" --isolate -j 2 "$m/manifest" >/dev/null 2>"$WORK/e-bad1"
-is "$?" 0 "damaged state: the run passes"
-like "$(cat "$WORK/e-bad1")" "snapshot '.*' is not usable: its checksum does not match \\(the file is damaged\\); saving it again" \
-	"damaged state: found by its checksum, said"
-is "$(restored "$WORK/bad1")" 0 "damaged state: never booted (both VMs cold, one saves again)"
-"$TAPBOOT" run --kernel "$k" -o "$WORK/bad1b" -q --isolate -j 2 "$m/manifest" >/dev/null 2>&1
-is "$(restored "$WORK/bad1b")" 2 "after the damaged state: the next run starts from the new one"
-truncate -s $((size / 3)) "$state"
-"$TAPBOOT" run --kernel "$k" -o "$WORK/bad2" --isolate -j 2 "$m/manifest" >/dev/null 2>"$WORK/e-bad2"
-is "$?" 0 "truncated state: the run passes"
-like "$(cat "$WORK/e-bad2")" "snapshot '.*' is not usable: it is truncated; saving it again" \
-	"truncated state: found, said"
-is "$(restored "$WORK/bad2")" 0 "truncated state: never booted"
-"$TAPBOOT" run --kernel "$k" -o "$WORK/bad3" -q --isolate -j 2 "$m/manifest" >/dev/null 2>&1
-is "$(restored "$WORK/bad3")" 2 "after the truncated state: the next run starts from the new one"
 
 # ---- saving fails: a fake QEMU (the real one, whose files may not grow past 1 MB: the state
 # it writes finds the "disk" full; SIGXFSZ ignored, so the write fails with EFBIG) ----
