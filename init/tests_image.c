@@ -155,7 +155,8 @@ static int put_file(const char *path, const struct newc *h, const unsigned char 
 	if (first) {
 		/* newc: a hard-link group's data comes with its last name */
 		if (link(first, path) < 0) {
-			strbuf_addf(diag, "cannot link '%s' to '%s': %s", path, first, strerror(errno));
+			strbuf_addf(diag, "cannot link '%s' to '%s': %s", path, first,
+				    strerror(errno));
 			return -1;
 		}
 		if (!h->size)
@@ -194,7 +195,8 @@ static int put_entry(const char *root, const char *name, const struct newc *h,
 	mkdir_parents(path);
 	if (type == S_IFDIR) {
 		if (mkdir(path, (mode_t)(h->mode & 07777)) < 0 && errno != EEXIST) {
-			strbuf_addf(diag, "cannot create directory '%s': %s", path, strerror(errno));
+			strbuf_addf(diag, "cannot create directory '%s': %s", path,
+				    strerror(errno));
 			ret = -1;
 		} else {
 			chmod(path, (mode_t)(h->mode & 07777));
@@ -205,15 +207,16 @@ static int put_entry(const char *root, const char *name, const struct newc *h,
 		unlink(path);
 		if (strlen(target) != h->size || symlink(target, path) < 0) {
 			strbuf_addf(diag, "cannot create symlink '%s': %s", path,
-				    strlen(target) != h->size ? "a NUL in its target" : strerror(errno));
+				    strlen(target) != h->size ? "a NUL in its target"
+							      : strerror(errno));
 			ret = -1;
 		}
 		free(target);
 	} else if (type == S_IFREG) {
 		ret = put_file(path, h, data, links, diag);
 	} else {
-		strbuf_addf(diag, "'%s' is of a type the tests image does not take (mode %lo)", name,
-			    h->mode);
+		strbuf_addf(diag, "'%s' is of a type the tests image does not take (mode %lo)",
+			    name, h->mode);
 		ret = -1;
 	}
 	free(path);
@@ -242,7 +245,8 @@ int init_tests_unpack(const unsigned char *buf, size_t len, const char *root, st
 			break;
 		}
 		if (h.namesize < 2 || h.namesize > NAME_MAX_LEN ||
-		    h.namesize > len - off - NEWC_HEADER || buf[off + NEWC_HEADER + h.namesize - 1]) {
+		    h.namesize > len - off - NEWC_HEADER ||
+		    buf[off + NEWC_HEADER + h.namesize - 1]) {
 			strbuf_addf(diag, "bad name size %lu at byte %zu of the tests image",
 				    h.namesize, off);
 			n = -1;
@@ -250,7 +254,8 @@ int init_tests_unpack(const unsigned char *buf, size_t len, const char *root, st
 		}
 		name = (const char *)buf + off + NEWC_HEADER;
 		if (strlen(name) != h.namesize - 1) {
-			strbuf_addf(diag, "a NUL inside the name at byte %zu of the tests image", off);
+			strbuf_addf(diag, "a NUL inside the name at byte %zu of the tests image",
+				    off);
 			n = -1;
 			break;
 		}
@@ -258,8 +263,8 @@ int init_tests_unpack(const unsigned char *buf, size_t len, const char *root, st
 			break;
 		data_off = pad4(off + NEWC_HEADER + h.namesize);
 		if (data_off > len || h.size > len - data_off) {
-			strbuf_addf(diag, "'%s' (%lu bytes) runs past the end of the tests image", name,
-				    h.size);
+			strbuf_addf(diag, "'%s' (%lu bytes) runs past the end of the tests image",
+				    name, h.size);
 			n = -1;
 			break;
 		}
@@ -303,7 +308,8 @@ static bool find_device(char *dir, size_t size)
 		v = init_read_file(path, &n);
 		snprintf(path, sizeof(path), PCI_DEVICES "/%s/device", e->d_name);
 		dev = v ? init_read_file(path, &n) : NULL;
-		found = v && dev && !strncmp(v, IVSHMEM_VENDOR, 6) && !strncmp(dev, IVSHMEM_DEVICE, 6);
+		found = v && dev && !strncmp(v, IVSHMEM_VENDOR, 6) &&
+			!strncmp(dev, IVSHMEM_DEVICE, 6);
 		if (found)
 			snprintf(dir, size, PCI_DEVICES "/%s", e->d_name);
 		free(v);

@@ -260,7 +260,7 @@ static char *poll_status(struct qmp *q, const char *query, const char *const *bu
 
 /* QEMU 7.2 has no -global for it: a capability, set on both sides before the migration. */
 #define IGNORE_SHARED                                                                              \
-	"{\"execute\": \"migrate-set-capabilities\", \"arguments\": {\"capabilities\": "          \
+	"{\"execute\": \"migrate-set-capabilities\", \"arguments\": {\"capabilities\": "           \
 	"[{\"capability\": \"x-ignore-shared\", \"state\": true}]}}"
 
 int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)

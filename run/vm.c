@@ -271,8 +271,9 @@ int vm_start(struct vm *vm)
 				vm->restore = false;
 			} else {
 				/* x-ignore-shared is set over QMP before the load (handoff.c) */
-				char *uri = r->tests_image ? xstrdup("defer")
-							   : xasprintf("fd:%d", QEMU_SPAWN_INCOMING_FD);
+				char *uri = r->tests_image
+						    ? xstrdup("defer")
+						    : xasprintf("fd:%d", QEMU_SPAWN_INCOMING_FD);
 
 				strlist_push(&vm->argv, "-incoming");
 				strlist_push(&vm->argv, uri);

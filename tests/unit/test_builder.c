@@ -1358,7 +1358,8 @@ static void test_tests_apart(void)
 		free(sh("zcat -f apart.cpio > apart.raw", NULL));
 		list = list_segments(tmp("apart.raw"));
 		/* compressed: the base and the plan segments (the tests segment is not in it) */
-		check_str(list, z ? "-- init\n-- tapboot tapboot/plan\n" : "-- init tapboot tapboot/plan\n");
+		check_str(list, z ? "-- init\n-- tapboot tapboot/plan\n"
+				  : "-- init tapboot tapboot/plan\n");
 		free(list);
 		list = sh("cpio -it --quiet < apart.tests.cpio", NULL);
 		check_str(list, "tests\ntests/a.sh\ntests/data\ntests/data/x.txt\ntests/static\n"

@@ -172,8 +172,9 @@ static void test_tests_image(void)
 	b.tests_size = 1 << 20;
 	qemu_argv_build(&b, &argv);
 	s = qemu_argv_shell(&argv);
-	check(strstr(s, " -object " QEMU_TESTS_OBJECT ",share=on,mem-path=/r/tests.cpio,size=1048576"
-		       " -device ivshmem-plain,memdev=tapboot-tests,master=on") != NULL);
+	check(strstr(s,
+		     " -object " QEMU_TESTS_OBJECT ",share=on,mem-path=/r/tests.cpio,size=1048576"
+		     " -device ivshmem-plain,memdev=tapboot-tests,master=on") != NULL);
 	free(s);
 	strlist_release(&argv);
 	arch_config_release(&c);
