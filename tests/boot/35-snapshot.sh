@@ -3,8 +3,9 @@
 # point and restored on every architecture make check boots; results identical to cold boots
 # for the example, panic, hang and warning tests; --isolate against a test that leaves kernel
 # state behind; two restored VMs reading /dev/urandom; a damaged or truncated state file found
-# and saved again; saving that fails (a fake QEMU for that fault only) falling back to cold
-# boots with the same results.
+# and saved again; a changed test (another binary under the same name) keeping the snapshot;
+# saving that fails (a fake QEMU for that fault only) falling back to cold boots with the same
+# results.
 . "$(dirname "$0")/lib.sh"
 
 declare -A K
