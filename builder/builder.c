@@ -1049,13 +1049,64 @@ out:
 	return ret;
 }
 
+#define NO_SEG (~0u)
+
+/* Snapshot boot: the entries under tests/ into a segment of their own (the last); with
+ * one_archive, everything else into segment 0 first. Its index. */
+static unsigned split_tests(struct image *img, bool one_archive)
+{
+	unsigned seg;
+
+	if (one_archive) {
+		for (size_t i = 0; i < img->n; i++)
+			img->e[i].seg = 0;
+		for (size_t i = 1; i < img->nsegs; i++)
+			free(img->segs[i].name);
+		img->nsegs = img->nsegs ? 1 : 0;
+	}
+	seg = image_segment_new(img, "tests");
+	for (size_t i = 0; i < img->n; i++) {
+		const char *p = img->e[i].path;
+
+		if (!strcmp(p, "tests") || !strncmp(p, "tests/", 6))
+			img->e[i].seg = seg;
+	}
+	return seg;
+}
+
+/* The tests segment as one uncompressed newc archive at path (a temporary name, renamed). */
+static int write_tests(const struct image *img, unsigned seg, const char *path)
+{
+	char *dir = dir_of(path), *tmp;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int fd, ret;
+
+	tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
+	free(dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = error_errno("cannot create '%s'", path);
+		free(tmp);
+		return ret;
+	}
+	ret = cpio_write_segment(img, seg, BUILDER_COMPRESS_NONE, fd, path);
+	if (close(fd) && !ret)
+		ret = error_errno("cannot write '%s'", path);
+	if (!ret && rename(tmp, path))
+		ret = error_errno("cannot rename '%s' to '%s'", tmp, path);
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
 int builder_build(const struct builder_opts *o, const char *const *inputs, size_t ninputs,
 		  const char *out_path, struct plan *plan_out)
 {
 	struct image img;
 	const char *cache;
 	char *tmp = NULL, *dir;
-	unsigned hits = 0;
+	unsigned hits = 0, tests_seg;
 	int fd = -1, ret = -1;
 	mode_t mask;
 
@@ -1072,7 +1123,8 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	 * its segments serve compressed images only; without them the image is one archive
 	 * (what `cpio -t` lists whole). */
 	cache = o->compress != BUILDER_COMPRESS_NONE ? o->cache_dir : NULL;
-	if (image_finish(&img, cache == NULL))
+	tests_seg = o->tests_out ? split_tests(&img, cache == NULL) : NO_SEG;
+	if (image_finish(&img, cache == NULL && tests_seg == NO_SEG))
 		goto out;
 	warn_config(o->kernel_config, o->compress);
 	if (cache && mkdir_p(cache) < 0) {
@@ -1094,11 +1146,13 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		error_errno("cannot chmod '%s'", tmp);
 		goto out_unlink;
 	}
+	if (tests_seg != NO_SEG && write_tests(&img, tests_seg, o->tests_out))
+		goto out_unlink;
 	for (unsigned s = 0; s < img.nsegs; s++) {
 		size_t first, count;
 
 		image_segment_range(&img, s, &first, &count);
-		if (!count)
+		if (!count || s == tests_seg)
 			continue;
 		if (cache ? write_cached(&img, s, o->compress, cache, fd, out_path, &hits)
 			  : cpio_write_segment(&img, s, o->compress, fd, out_path))

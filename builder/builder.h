@@ -74,6 +74,9 @@ struct builder_opts {
 	unsigned default_timeout; /* seconds, for tests without their own */
 	const char *cache_dir; /* segment cache directory, NULL: no cache */
 	const char *kernel_config; /* the kernel's .config when known (CONFIG_RD_* warning), or NULL */
+	/* snapshot boot: everything under /tests/ goes into this second, uncompressed newc archive
+	 * instead of the image (the init unpacks it after its ready point); NULL: in the image */
+	const char *tests_out;
 	bool quiet;
 };
 

@@ -207,6 +207,14 @@ char *init_read_file(const char *path, size_t *len);
  * reason in *why (owned). */
 int init_handoff(struct init_ctx *c, int in, int out, char **why);
 
+/* Snapshot boot's tests image (tests_image.c): unpack the newc archive in buf (len bytes, zero
+ * padding after its trailer) under root: regular files, directories, symlinks, hard links;
+ * every size is checked against len. The number of entries, or -1 with the reason in diag. */
+int init_tests_unpack(const unsigned char *buf, size_t len, const char *root, struct strbuf *diag);
+/* After the handoff: when the host gave the VM a tests image (an ivshmem device), unpack it
+ * under c->root; problems become diagnostics in c->out. */
+void init_tests_image(struct init_ctx *c);
+
 /* PID 1 set-up: mounts and console. Returns 0 or -1 with a reason in *why (owned). */
 int init_setup_pid1(char **why, struct strbuf *diag);
 __attribute__((noreturn)) void init_power_off(void);

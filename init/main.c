@@ -103,6 +103,9 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 		if (init_handoff(c, 0, 1, &why) < 0)
 			bail_out(c, why);
 	}
+	/* only after the handoff: the tests are the run's own, not the saved state's (a cold
+	 * boot of reproduce.sh has the device too, without a handoff) */
+	init_tests_image(c);
 	init_run_plan(c, &plan);
 	init_power_off();
 }

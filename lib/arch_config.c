@@ -31,7 +31,7 @@ void arch_config_release(struct arch_config *c)
 			  &c->elf_data,	     &c->qemu,	    &c->machine,       &c->machine_bzimage,
 			  &c->cpu_tcg,	     &c->cpu_kvm,	    &c->console,       &c->append,
 			  &c->qemu_args,     &c->bios,	    &c->multiarch,     &c->qemu_package,
-			  &c->debian_release, &c->snapshot_off };
+			  &c->debian_release, &c->snapshot_off, &c->snapshot_tests };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
@@ -84,6 +84,7 @@ static const struct key keys[] = {
 	STR(qemu_args, false),
 	STR(bios, false),
 	STR(snapshot_off, false),
+	STR(snapshot_tests, false),
 };
 
 static char *trim(char *s)

@@ -52,6 +52,11 @@ struct arch_config {
 	/* why QEMU cannot save and restore this machine (snapshot boot falls back to cold boots
 	 * and says this); empty: it can */
 	char *snapshot_off;
+	/* snapshot boot: how the tests reach a restored VM. "ivshmem": in a second newc archive
+	 * in an ivshmem-plain device's shared memory, which the state leaves out (QEMU's
+	 * x-ignore-shared), so a changed test keeps the snapshot; empty: in the initramfs, and
+	 * any change to a test is a new snapshot */
+	char *snapshot_tests;
 };
 
 void arch_config_init(struct arch_config *c);

@@ -73,6 +73,20 @@ void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
 	strlist_push(argv, b->initrd);
 	strlist_push(argv, "-append");
 	strlist_push(argv, b->cmdline);
+	if (b->tests_image) {
+		/* share=on: the guest reads the host's file itself, and QEMU's x-ignore-shared
+		 * leaves it out of a saved state; master=on: without it ivshmem blocks migration
+		 * ("peer mode"). The guest needs no driver: it maps the device's BAR 2 through
+		 * sysfs. */
+		char *obj = xasprintf(QEMU_TESTS_OBJECT ",share=on,mem-path=%s,size=%llu",
+				      b->tests_image, b->tests_size);
+
+		strlist_push(argv, "-object");
+		strlist_push(argv, obj);
+		strlist_push(argv, "-device");
+		strlist_push(argv, "ivshmem-plain,memdev=tapboot-tests,master=on");
+		free(obj);
+	}
 	if (c->qemu_args && *c->qemu_args)
 		push_split(argv, c->qemu_args);
 }

@@ -20,7 +20,14 @@ struct qemu_boot {
 	const char *cpu; /* override of cfg->cpu_tcg / cpu_kvm, or NULL */
 	const char *machine; /* override, or NULL */
 	unsigned memory_mb, smp; /* 0: from cfg */
+	/* snapshot boot's tests image (a newc archive padded to tests_size, a power of two) as an
+	 * ivshmem-plain device's shared memory; NULL: none */
+	const char *tests_image;
+	unsigned long long tests_size;
 };
+
+/* The start of the tests image's -object value (snapshot.c leaves its mem-path out of the key). */
+#define QEMU_TESTS_OBJECT "memory-backend-file,id=tapboot-tests"
 
 /* argv for execvp, argv.v[0] is the QEMU binary. */
 void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv);

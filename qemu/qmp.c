@@ -258,6 +258,11 @@ static char *poll_status(struct qmp *q, const char *query, const char *const *bu
 	}
 }
 
+/* QEMU 7.2 has no -global for it: a capability, set on both sides before the migration. */
+#define IGNORE_SHARED                                                                              \
+	"{\"execute\": \"migrate-set-capabilities\", \"arguments\": {\"capabilities\": "           \
+	"[{\"capability\": \"x-ignore-shared\", \"state\": true}]}}"
+
 int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 {
 	static const char *const busy[] = {"setup", "active", "device", "pre-switchover",
@@ -289,6 +294,8 @@ int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 			  "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
 			  "{\"max-bandwidth\": 1099511627776}}",
 			  timeout_s, NULL, err);
+	if (ret == 0 && q->ignore_shared)
+		ret = qmp_command(q, IGNORE_SHARED, until - now_s(), NULL, err);
 	if (ret == 0)
 		ret = qmp_command(q, "{\"execute\": \"stop\"}", until - now_s(), NULL, err);
 	if (ret == 0)
@@ -319,6 +326,22 @@ int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 	}
 	free(st);
 	return 0;
+}
+
+int qmp_incoming(struct qmp *q, int fd_num, double timeout_s, char **err)
+{
+	double until = now_s() + timeout_s;
+	char *cmd;
+	int ret;
+
+	if (q->ignore_shared && qmp_command(q, IGNORE_SHARED, timeout_s, NULL, err) < 0)
+		return -1;
+	cmd = xasprintf("{\"execute\": \"migrate-incoming\", \"arguments\": {\"uri\": "
+			"\"fd:%d\"}}",
+			fd_num);
+	ret = qmp_command(q, cmd, until - now_s(), NULL, err);
+	free(cmd);
+	return ret;
 }
 
 int qmp_wait_loaded(struct qmp *q, double timeout_s, char **err)

@@ -173,7 +173,8 @@ int vm_resume_restored(struct vm *vm)
 	struct run *r = vm->r;
 	char *err = NULL;
 
-	if (qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
+	if ((!r->tests_image || qmp_incoming(&vm->qmp, QEMU_SPAWN_INCOMING_FD, 30, &err) == 0) &&
+	    qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
 		fprintf(vm->console,
 			"tapboot: VM %u started from snapshot %s (saved at the init's ready point; "
 			"--no-snapshot boots cold)\n",

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "accel.h"
@@ -119,6 +120,24 @@ char *run_fetch_busybox(const char *arch)
 	return strbuf_detach(&out);
 }
 
+/* The tests' archive becomes an ivshmem device's memory: a power of two, at least 1 MiB
+ * (QEMU's ivshmem takes any power of two; 1 MiB keeps small runs on one snapshot key: the key
+ * holds the size, not the content). Padded with zeros (sparse). */
+static int pad_tests_image(struct run *r)
+{
+	struct stat st;
+	unsigned long long size = 1ull << 20;
+
+	if (stat(r->tests_image, &st) < 0)
+		return error_errno("cannot stat '%s'", r->tests_image);
+	while (size < (unsigned long long)st.st_size)
+		size <<= 1;
+	if (truncate(r->tests_image, (off_t)size) < 0)
+		return error_errno("cannot pad '%s'", r->tests_image);
+	r->tests_size = size;
+	return 0;
+}
+
 static int build_image(struct run *r)
 {
 	struct builder_opts bo;
@@ -139,8 +158,17 @@ static int build_image(struct run *r)
 	bo.fetch_busybox = run_fetch_busybox;
 	bo.quiet = r->o->quiet;
 	r->initrd = xasprintf("%s/initramfs.cpio", r->dir);
+	r->tests_apart = r->tests_apart && r->cfg.snapshot_tests &&
+			 !strcmp(r->cfg.snapshot_tests, "ivshmem") &&
+			 !(r->cfg.snapshot_off && *r->cfg.snapshot_off);
+	if (r->tests_apart) {
+		r->tests_image = xasprintf("%s/tests.cpio", r->dir);
+		bo.tests_out = r->tests_image;
+	}
 	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd,
 			    &r->plan);
+	if (!ret && r->tests_apart)
+		ret = pad_tests_image(r);
 out:
 	builder_opts_release(&bo);
 	free(init);

@@ -329,6 +329,7 @@ void run_release(struct run *r)
 	free(r->boot_kernel);
 	free(r->dir);
 	free(r->initrd);
+	free(r->tests_image);
 	free(r->accel_note);
 }
 
@@ -340,6 +341,8 @@ static void remove_results_dir(struct run *r)
 
 	if (r->dir_created) {
 		unlink(m);
+		if (r->tests_image)
+			unlink(r->tests_image);
 		rmdir(t);
 		rmdir(r->dir);
 	}
@@ -363,6 +366,11 @@ static int prepare_image(struct run *r, bool check_kconfig)
 	a = abs_path(r->initrd);
 	free(r->initrd);
 	r->initrd = a;
+	if (r->tests_image) {
+		a = abs_path(r->tests_image);
+		free(r->tests_image);
+		r->tests_image = a;
+	}
 	return 0;
 }
 
@@ -371,6 +379,7 @@ int run_prepare(struct run *r)
 	struct durations d;
 	char *dpath;
 
+	r->tests_apart = !r->o->no_snapshot;
 	if (prepare_image(r, true) < 0)
 		return -1;
 	if (r->o->qemu) {

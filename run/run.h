@@ -105,6 +105,12 @@ struct run {
 	char *dir;	  /* results directory */
 	bool dir_created; /* by this run: removed again when the run fails before booting */
 	char *initrd;
+	/* snapshot boot with the tests apart (the config's snapshot_tests): set before the build
+	 * when the run may use a snapshot; the build clears it when this arch keeps the tests in
+	 * the initramfs. tests_image: their newc archive, padded to tests_size (image.c) */
+	bool tests_apart;
+	char *tests_image;
+	unsigned long long tests_size;
 	char nonce[33];
 	unsigned char key[LINE_TAG_KEY_LEN]; /* the init tags its lines with it (line_tag.h) */
 	struct plan plan;

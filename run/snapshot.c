@@ -157,6 +157,13 @@ static void key_text(struct run *r, const struct strlist *argv, struct strbuf *s
 		} else if (!strcmp(prev, "-kernel") || !strcmp(prev, "-initrd")) {
 			content_hash(argv->v[i], hex);
 			strbuf_addf(sb, "sha256:%s\n", hex);
+		} else if (!strcmp(prev, "-object") && !strncmp(argv->v[i], QEMU_TESTS_OBJECT ",",
+								strlen(QEMU_TESTS_OBJECT) + 1)) {
+			/* the tests image: its size, not its path or content (the state leaves it
+			 * out, x-ignore-shared; a restored VM reads the run's own) */
+			const char *size = strstr(argv->v[i], ",size=");
+
+			strbuf_addf(sb, "%s tests image%s\n", QEMU_TESTS_OBJECT, size ? size : "");
 		} else if (!strcmp(prev, "-accel") && !strncmp(argv->v[i], "tcg", 3)) {
 			strbuf_addstr(sb, "tcg\n");
 		} else {

@@ -217,6 +217,8 @@ int vm_start(struct vm *vm)
 		.machine = r->o->machine,
 		.memory_mb = r->o->memory_mb,
 		.smp = r->o->smp,
+		.tests_image = r->tests_image,
+		.tests_size = r->tests_size,
 	};
 	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
 	struct qemu_spawn_io io = {.stdin_pipe = true, .qmp_fd = -1, .incoming_fd = -1};
@@ -249,6 +251,7 @@ int vm_start(struct vm *vm)
 			return -1;
 		vm->qmp_on = true;
 		io.qmp_fd = vm->qmp.child_fd;
+		vm->qmp.ignore_shared = r->tests_image != NULL;
 		qmp_argv(&vm->argv);
 		if (!r->snap.key[0])
 			snapshot_lookup(r, &vm->argv);
@@ -267,7 +270,10 @@ int vm_start(struct vm *vm)
 				free(why);
 				vm->restore = false;
 			} else {
-				char *uri = xasprintf("fd:%d", QEMU_SPAWN_INCOMING_FD);
+				/* x-ignore-shared is set over QMP before the load (handoff.c) */
+				char *uri = r->tests_image
+						    ? xstrdup("defer")
+						    : xasprintf("fd:%d", QEMU_SPAWN_INCOMING_FD);
 
 				strlist_push(&vm->argv, "-incoming");
 				strlist_push(&vm->argv, uri);

@@ -1333,10 +1333,49 @@ static void test_kernel_default_list(void)
 	builder_opts_release(&o);
 }
 
+/* Snapshot boot's tests apart: everything under tests/ in a second uncompressed archive, the
+ * rest (init, plan, libraries) in the image; uncompressed and compressed through the cache. */
+static void test_tests_apart(void)
+{
+	struct builder_opts o;
+	struct plan p;
+	const char *in[] = {tmp("static"), tmp("tree")};
+	char *err, *list;
+	int ret;
+
+	for (int z = 0; z < 2; z++) {
+		opts_x86(&o);
+		o.tests_out = tmp("apart.tests.cpio");
+		if (z) {
+			o.compress = BUILDER_COMPRESS_GZIP;
+			o.cache_dir = tmp("apart-cache");
+		}
+		plan_init(&p);
+		err = build(&o, in, 2, tmp("apart.cpio"), &p, &ret);
+		check_int(ret, ==, 0);
+		check_str(err, "");
+		check_int(p.n, ==, 3);
+		free(sh("zcat -f apart.cpio > apart.raw", NULL));
+		list = list_segments(tmp("apart.raw"));
+		/* compressed: the base and the plan segments (the tests segment is not in it) */
+		check_str(list, z ? "-- init\n-- tapboot tapboot/plan\n"
+				  : "-- init tapboot tapboot/plan\n");
+		free(list);
+		list = sh("cpio -it --quiet < apart.tests.cpio", NULL);
+		check_str(list, "tests\ntests/a.sh\ntests/data\ntests/data/x.txt\ntests/static\n"
+				"tests/sub\ntests/sub/b.sh\ntests/sub/link\n");
+		free(list);
+		free(err);
+		plan_release(&p);
+		builder_opts_release(&o);
+	}
+}
+
 int main(void)
 {
 	setup();
 	TEST(test_tree, "a directory: tree, modes, symlinks, tests and plan (cpio and bsdcpio)");
+	TEST(test_tests_apart, "tests apart: tests/ in a second archive, the rest in the image");
 	TEST(test_lone_exec_and_timeout, "a lone static executable and the default timeout");
 	TEST(test_gen_init_cpio_list, "gen_init_cpio list: every kind, owners, hard links");
 	TEST(test_list_errors, "gen_init_cpio list errors name file:line, leave no output");

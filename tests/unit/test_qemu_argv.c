@@ -152,11 +152,40 @@ static void test_quoting(void)
 	strlist_release(&l);
 }
 
+/* Snapshot boot's tests image: an ivshmem-plain device over the file, migratable (master=on). */
+static void test_tests_image(void)
+{
+	struct arch_config c;
+	struct strlist argv;
+	struct qemu_boot b = {0};
+	char *s;
+
+	arch_config_init(&c);
+	strlist_init(&argv);
+	check_int(arch_config_load(&c, TAPBOOT_SRCDIR "/configs", "x86_64"), ==, 0);
+	check_str(c.snapshot_tests, "ivshmem");
+	b.cfg = &c;
+	b.kernel = "K";
+	b.initrd = "I";
+	b.cmdline = "console=ttyS0";
+	b.tests_image = "/r/tests.cpio";
+	b.tests_size = 1 << 20;
+	qemu_argv_build(&b, &argv);
+	s = qemu_argv_shell(&argv);
+	check(strstr(s,
+		     " -object " QEMU_TESTS_OBJECT ",share=on,mem-path=/r/tests.cpio,size=1048576"
+		     " -device ivshmem-plain,memdev=tapboot-tests,master=on") != NULL);
+	free(s);
+	strlist_release(&argv);
+	arch_config_release(&c);
+}
+
 int main(void)
 {
 	TEST(test_x86_64, "x86_64: q35 under TCG and KVM");
 	TEST(test_tcg_single, "thread=single when asked, under TCG only");
 	TEST(test_arm64, "arm64: virt, CPU override");
+	TEST(test_tests_image, "the tests image as an ivshmem device");
 	TEST(test_others, "riscv64, ppc64le, arm, i386, s390x command lines");
 	TEST(test_no_nic, "no default NIC (-nic none) for every architecture, TCG and KVM");
 	TEST(test_quoting, "argv is shell-quoted for reproduce.sh");
