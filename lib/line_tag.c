@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "base64.h"
+
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
 static uint64_t le64(const unsigned char *p)
@@ -91,17 +93,6 @@ uint64_t line_tag_mac(const unsigned char key[LINE_TAG_KEY_LEN], uint64_t seq, c
 /* RFC 4648's base64url alphabet */
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '-' ? 62 : c == '_' ? 63 : -1;
-}
-
 void line_tag_append(struct strbuf *sb, const unsigned char key[LINE_TAG_KEY_LEN], uint64_t seq,
 		     const char *s, size_t n)
 {
@@ -119,11 +110,13 @@ void line_tag_append(struct strbuf *sb, const unsigned char key[LINE_TAG_KEY_LEN
 static size_t tag_digits(const char *s, size_t n, uint64_t *tag)
 {
 	uint64_t t = 0;
+	int first = n >= LINE_TAG_DIGITS ? base64_digit((unsigned char)s[n - LINE_TAG_DIGITS], true)
+					 : -1;
 
-	if (n >= LINE_TAG_DIGITS + 1 && s[n - LINE_TAG_DIGITS - 1] == ':' &&
-	    b64_value(s[n - LINE_TAG_DIGITS]) >= 0 && b64_value(s[n - LINE_TAG_DIGITS]) < 16) {
+	if (n >= LINE_TAG_DIGITS + 1 && s[n - LINE_TAG_DIGITS - 1] == ':' && first >= 0 &&
+	    first < 16) {
 		for (size_t i = n - LINE_TAG_DIGITS; i < n; i++) {
-			int v = b64_value(s[i]);
+			int v = base64_digit((unsigned char)s[i], true);
 
 			if (v < 0)
 				return 0;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "error.h"
 #include "strbuf.h"
 
@@ -89,21 +90,6 @@ const char *repro_job_get(const struct repro_report *r, const char *key)
 
 /* ---- decoders ---- */
 
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 int repro_base64_decode(const char *in, size_t len, char **out, size_t *outlen, size_t *bad_line,
 			const char **errmsg)
 {
@@ -125,7 +111,7 @@ int repro_base64_decode(const char *in, size_t len, char **out, size_t *outlen, 
 			pad++;
 			continue;
 		}
-		v = b64val(c);
+		v = base64_digit(c, false);
 		if (v < 0 || pad) {
 			*bad_line = line;
 			*errmsg = v < 0 ? "invalid base64 character" : "base64 data after '=' padding";
