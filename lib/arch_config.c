@@ -22,6 +22,7 @@ void arch_config_init(struct arch_config *c)
 	strlist_init(&c->image_paths);
 	strlist_init(&c->uname_machine);
 	strlist_init(&c->kconfig_console);
+	strlist_init(&c->snapshot_tests_kconfig);
 }
 
 void arch_config_release(struct arch_config *c)
@@ -38,6 +39,7 @@ void arch_config_release(struct arch_config *c)
 	strlist_release(&c->image_paths);
 	strlist_release(&c->uname_machine);
 	strlist_release(&c->kconfig_console);
+	strlist_release(&c->snapshot_tests_kconfig);
 	arch_config_init(c);
 }
 
@@ -53,7 +55,7 @@ struct key {
 #define STR(n, req) { #n, K_STR, offsetof(struct arch_config, n), req }
 static const struct key keys[] = {
 	STR(arch, true),
-	{ "uname_machine", K_LIST, offsetof(struct arch_config, uname_machine), false },
+	{"uname_machine", K_LIST, offsetof(struct arch_config, uname_machine), false},
 	STR(kernel_arch, true),
 	STR(kconfig, true),
 	STR(debian_arch, false),
@@ -62,8 +64,8 @@ static const struct key keys[] = {
 	STR(cross_compile, true),
 	STR(sysroot, false),
 	STR(multiarch, false),
-	{ "elf_machine", K_UINT, offsetof(struct arch_config, elf_machine), true },
-	{ "elf_class", K_UINT, offsetof(struct arch_config, elf_class), true },
+	{"elf_machine", K_UINT, offsetof(struct arch_config, elf_machine), true},
+	{"elf_class", K_UINT, offsetof(struct arch_config, elf_class), true},
 	STR(elf_data, false),
 	STR(qemu, true),
 	STR(qemu_package, false),
@@ -72,19 +74,21 @@ static const struct key keys[] = {
 	STR(cpu_tcg, false),
 	STR(cpu_kvm, false),
 	STR(console, true),
-	{ "kconfig_console", K_LIST, offsetof(struct arch_config, kconfig_console), false },
-	{ "memory", K_UINT, offsetof(struct arch_config, memory_mb), false },
-	{ "smp", K_UINT, offsetof(struct arch_config, smp), false },
-	{ "smp_tcg", K_UINT, offsetof(struct arch_config, smp_tcg), false },
-	{ "image_paths", K_LIST, offsetof(struct arch_config, image_paths), false },
-	{ "pvh", K_BOOL, offsetof(struct arch_config, pvh), false },
-	{ "tcg_single_hangs", K_BOOL, offsetof(struct arch_config, tcg_single_hangs), false },
-	{ "zimage_ram_base", K_ADDR, offsetof(struct arch_config, zimage_ram_base), false },
+	{"kconfig_console", K_LIST, offsetof(struct arch_config, kconfig_console), false},
+	{"memory", K_UINT, offsetof(struct arch_config, memory_mb), false},
+	{"smp", K_UINT, offsetof(struct arch_config, smp), false},
+	{"smp_tcg", K_UINT, offsetof(struct arch_config, smp_tcg), false},
+	{"image_paths", K_LIST, offsetof(struct arch_config, image_paths), false},
+	{"pvh", K_BOOL, offsetof(struct arch_config, pvh), false},
+	{"tcg_single_hangs", K_BOOL, offsetof(struct arch_config, tcg_single_hangs), false},
+	{"zimage_ram_base", K_ADDR, offsetof(struct arch_config, zimage_ram_base), false},
 	STR(append, false),
 	STR(qemu_args, false),
 	STR(bios, false),
 	STR(snapshot_off, false),
 	STR(snapshot_tests, false),
+	{"snapshot_tests_kconfig", K_LIST, offsetof(struct arch_config, snapshot_tests_kconfig),
+	 false},
 };
 
 static char *trim(char *s)

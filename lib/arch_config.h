@@ -57,6 +57,9 @@ struct arch_config {
 	 * x-ignore-shared), so a changed test keeps the snapshot; empty: in the initramfs, and
 	 * any change to a test is a new snapshot */
 	char *snapshot_tests;
+	/* the kernel options the device needs (built in): without them, or with the kernel's
+	 * config unknown, the tests stay in the initramfs */
+	struct strlist snapshot_tests_kconfig;
 };
 
 void arch_config_init(struct arch_config *c);

@@ -155,6 +155,17 @@ static int read_all(const char *path, struct strbuf *sb)
 	return got < 0 ? -1 : 0;
 }
 
+bool kconfig_all_y(const char *config, const struct strlist *opts)
+{
+	struct strbuf text = STRBUF_INIT;
+	bool all = read_all(config, &text) == 0;
+
+	for (size_t i = 0; all && i < opts->n; i++)
+		all = config_is_y(text.buf, text.len, opts->v[i]);
+	strbuf_release(&text);
+	return all;
+}
+
 int kconfig_check_run(const char *config, const struct kconfig_needs *n, bool quiet)
 {
 	struct strbuf text = STRBUF_INIT, missing = STRBUF_INIT, msg = STRBUF_INIT;

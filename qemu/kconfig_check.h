@@ -9,6 +9,7 @@
 
 #include "arch_config.h"
 #include "strbuf.h"
+#include "strlist.h"
 
 /* What this run asks of the kernel beyond what every run needs. */
 struct kconfig_needs {
@@ -28,6 +29,9 @@ size_t kconfig_check_text(const char *buf, size_t len, const struct kconfig_need
  * tapboot needs it, and the fragment to add; returns -1 (bad input: exit 2). An unreadable
  * config: an error, -1. */
 int kconfig_check_run(const char *config, const struct kconfig_needs *n, bool quiet);
+/* Is every option of opts built in (=y) in the config file? false when the file cannot be
+ * read. */
+bool kconfig_all_y(const char *config, const struct strlist *opts);
 /* Does any of paths (files, or directories searched for executables) start with "#!"? */
 bool kconfig_inputs_have_script(const char *const *paths, size_t n);
 /* A guest that never reached tapboot's init: console is everything it printed. Appends to out

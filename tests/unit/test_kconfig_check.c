@@ -305,6 +305,38 @@ static void test_diagnose(void)
 	arch_config_release(&c);
 }
 
+/* snapshot boot's tests image: every option of the arch's snapshot_tests_kconfig built in */
+static void test_all_y(void)
+{
+	static const char text[] =
+		"CONFIG_PCI=y\nCONFIG_PCI_HOST_GENERIC=m\n# CONFIG_X is not set\n";
+	const char *cfg = test_write_file("dot-pci", text, strlen(text), 0);
+	struct arch_config c;
+	struct strlist l;
+
+	strlist_init(&l);
+	strlist_push(&l, "CONFIG_PCI");
+	check(kconfig_all_y(cfg, &l));
+	strlist_push(&l, "CONFIG_PCI_HOST_GENERIC");
+	check(!kconfig_all_y(cfg, &l)); /* =m: not before the init loads modules */
+	strlist_release(&l);
+	strlist_init(&l);
+	strlist_push(&l, "CONFIG_X");
+	check(!kconfig_all_y(cfg, &l));
+	strlist_release(&l);
+	strlist_init(&l);
+	strlist_push(&l, "CONFIG_PC"); /* a prefix of CONFIG_PCI is not CONFIG_PCI */
+	check(!kconfig_all_y(cfg, &l));
+	strlist_release(&l);
+	strlist_init(&l);
+	check(!kconfig_all_y("/nonexistent/config", &l)); /* unreadable: no */
+	strlist_release(&l);
+	load_x86(&c);
+	check_int(c.snapshot_tests_kconfig.n, ==, 1);
+	check(!strcmp(c.snapshot_tests_kconfig.v[0], "CONFIG_PCI"));
+	arch_config_release(&c);
+}
+
 int main(void)
 {
 	TEST(test_complete, "a config with every option passes");
@@ -313,5 +345,6 @@ int main(void)
 	TEST(test_run_message, "the message names the config, the options, why, and the fragment");
 	TEST(test_scripts, "#! tests are found in files and directories");
 	TEST(test_diagnose, "a kernel dead before the init: last lines and likely option");
+	TEST(test_all_y, "snapshot_tests_kconfig: every option built in, else no");
 	return test_done();
 }
