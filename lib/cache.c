@@ -207,9 +207,9 @@ static unsigned long long cache_cap_bytes(void)
 	return mb << 20;
 }
 
-/* Snapshots (run/snapshot.c) are 50-110 MB each: the $TAPBOOT_SNAPSHOTS (default 8) most
- * recently used stay, whatever their age (a use touches KEY.sum, not the state); a state
- * without its checksum file or the reverse, a "seen" marker unused for 30 days and temporary
+/* Snapshots (run/snapshot.c) are 60-110 MB each (a small state and a sparse RAM file): the
+ * $TAPBOOT_SNAPSHOTS (default 8) most recently used stay, whatever their age (a use touches
+ * KEY.sum, not the state); a state or RAM file without its checksum file or the reverse, a "seen" marker unused for 30 days and temporary
  * files older than an hour go. A run restoring from a state removed under it has it open, or
  * boots cold (it checks first). */
 static void prune_snapshots(const char *top, time_t now)
@@ -231,14 +231,19 @@ static void prune_snapshots(const char *top, time_t now)
 
 		if (l > 4 && !strcmp(p + l - 4, ".sum")) {
 			char *state = xasprintf("%.*s.state", (int)(l - 4), p);
+			char *ram = xasprintf("%.*s.ram", (int)(l - 4), p);
 
-			if (++sums > keep || access(state, F_OK) < 0) {
+			if (++sums > keep || access(state, F_OK) < 0 || access(ram, F_OK) < 0) {
 				unlink(state);
+				unlink(ram);
 				unlink(p);
 			}
 			free(state);
-		} else if (l > 6 && !strcmp(p + l - 6, ".state")) {
-			char *sum = xasprintf("%.*s.sum", (int)(l - 6), p);
+			free(ram);
+		} else if ((l > 6 && !strcmp(p + l - 6, ".state")) ||
+			   (l > 4 && !strcmp(p + l - 4, ".ram"))) {
+			size_t stem = l - (p[l - 1] == 'e' ? 6 : 4);
+			char *sum = xasprintf("%.*s.sum", (int)stem, p);
 
 			/* a state being saved has its sum written just before the rename: only
 			 * one left without a sum for an hour is an orphan */

@@ -122,10 +122,12 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 			int q = io->qmp_fd >= 0 ? fcntl(io->qmp_fd, F_DUPFD_CLOEXEC, 10) : -1;
 			int inc = io->incoming_fd >= 0 ? fcntl(io->incoming_fd, F_DUPFD_CLOEXEC, 10)
 						      : -1;
+			int ram = io->ram_fd >= 0 ? fcntl(io->ram_fd, F_DUPFD_CLOEXEC, 10) : -1;
 
 			if ((io->qmp_fd >= 0 && q < 0) || (io->incoming_fd >= 0 && inc < 0) ||
-			    inherit_fd(q, QEMU_SPAWN_QMP_FD) < 0 ||
-			    inherit_fd(inc, QEMU_SPAWN_INCOMING_FD) < 0)
+			    (io->ram_fd >= 0 && ram < 0) || inherit_fd(q, QEMU_SPAWN_QMP_FD) < 0 ||
+			    inherit_fd(inc, QEMU_SPAWN_INCOMING_FD) < 0 ||
+			    inherit_fd(ram, QEMU_SPAWN_RAM_FD) < 0)
 				_exit(127);
 		}
 		execvp(argv->v[0], argv->v);

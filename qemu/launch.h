@@ -56,9 +56,11 @@ struct qemu_spawn_io {
 	bool stdin_pipe;
 	int qmp_fd;	 /* -1: none */
 	int incoming_fd; /* a saved state to start from (-incoming fd:4), -1: none */
+	int ram_fd;	 /* the guest's RAM file (qemu_argv_ram_file), -1: none */
 };
 #define QEMU_SPAWN_QMP_FD 3
 #define QEMU_SPAWN_INCOMING_FD 4
+#define QEMU_SPAWN_RAM_FD 5
 
 /* Start argv (argv->v[0] found on PATH) with stdin /dev/null (io NULL) or as io says, in its
  * own process group. -1 after a message when it cannot be started (with an install hint). */

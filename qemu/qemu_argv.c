@@ -1,11 +1,13 @@
 /* qemu_argv.c: builds QEMU's command line; nothing else in tapboot knows QEMU's options. */
 #include "qemu_argv.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "launch.h"
 #include "strbuf.h"
 
 static void push_split(struct strlist *argv, const char *words)
@@ -89,6 +91,41 @@ void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv)
 	}
 	if (c->qemu_args && *c->qemu_args)
 		push_split(argv, c->qemu_args);
+}
+
+unsigned long long qemu_argv_ram_size(const struct strlist *argv)
+{
+	unsigned long long mb = 0;
+
+	/* the last -m counts, as for QEMU */
+	for (size_t i = 0; i + 1 < argv->n; i++)
+		if (!strcmp(argv->v[i], "-m")) {
+			const char *v = argv->v[i + 1];
+			char *end;
+
+			errno = 0;
+			mb = strtoull(v, &end, 10);
+			if (errno || end == v || (*end && strcmp(end, "M")) || mb > (1ull << 32))
+				mb = 0;
+		}
+	return mb << 20;
+}
+
+int qemu_argv_ram_file(struct strlist *argv, bool share)
+{
+	unsigned long long size = qemu_argv_ram_size(argv);
+	char *obj;
+
+	if (!size)
+		return -1;
+	obj = xasprintf(QEMU_RAM_OBJECT ",size=%llu,mem-path=/proc/self/fd/%d,share=%s", size,
+			QEMU_SPAWN_RAM_FD, share ? "on" : "off");
+	strlist_push(argv, "-object");
+	strlist_push(argv, obj);
+	strlist_push(argv, "-machine");
+	strlist_push(argv, "memory-backend=tapboot-ram");
+	free(obj);
+	return 0;
 }
 
 char *qemu_kernel_cmdline(const struct arch_config *cfg, enum qemu_accel accel, const char *extra)

@@ -28,6 +28,18 @@ struct qemu_boot {
 
 /* The start of the tests image's -object value (snapshot.c leaves its mem-path out of the key). */
 #define QEMU_TESTS_OBJECT "memory-backend-file,id=tapboot-tests"
+/* The start of the guest RAM's -object value (qemu_argv_ram_file). */
+#define QEMU_RAM_OBJECT "memory-backend-file,id=tapboot-ram"
+
+/* Snapshot boot's guest RAM as a file QEMU inherits as fd QEMU_SPAWN_RAM_FD (launch.h): shared
+ * for the VM that is saved (x-ignore-shared leaves it out of the state: the state is small and
+ * quick to write, and the RAM is copied apart), a private mapping of the saved copy for a
+ * restored VM (its pages come from the page cache as the guest touches them, and its writes stay
+ * its own). Appended to argv, whose -m gives the size. -1 when argv's -m is not a plain number
+ * of MiB (then the caller does without). */
+int qemu_argv_ram_file(struct strlist *argv, bool share);
+/* The size that -m in argv asks for, in bytes; 0 when not a plain number of MiB. */
+unsigned long long qemu_argv_ram_size(const struct strlist *argv);
 
 /* argv for execvp, argv.v[0] is the QEMU binary. */
 void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv);

@@ -43,6 +43,9 @@ static void vm_ready(struct vm *vm)
 		char *err = NULL;
 
 		snapshot_save(r, vm);
+		/* the saver goes on with its own RAM (QEMU keeps the mapping): a copy was saved */
+		close(vm->ram_fd);
+		vm->ram_open = false;
 		/* paused by the save, done or not */
 		if (qmp_cont(&vm->qmp, 30, &err) < 0 && !r->o->quiet)
 			fprintf(stderr, "tapboot: VM %u: cannot resume it after saving: %s\n",
@@ -173,7 +176,7 @@ int vm_resume_restored(struct vm *vm)
 	struct run *r = vm->r;
 	char *err = NULL;
 
-	if ((!r->tests_image || qmp_incoming(&vm->qmp, QEMU_SPAWN_INCOMING_FD, 30, &err) == 0) &&
+	if (qmp_incoming(&vm->qmp, QEMU_SPAWN_INCOMING_FD, 30, &err) == 0 &&
 	    qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
 		fprintf(vm->console,
 			"tapboot: VM %u started from snapshot %s (saved at the init's ready point; "
@@ -192,6 +195,7 @@ int vm_resume_restored(struct vm *vm)
 		/* trailing newline of QEMU's message */
 		why[strcspn(why, "\n")] = '\0';
 		unlink(r->snap.path);
+		unlink(r->snap.ram_path);
 		unlink(r->snap.sum_path);
 		snapshot_fail(r, why);
 		free(why);

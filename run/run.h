@@ -80,8 +80,11 @@ struct run_snapshot {
 	bool handoff;
 	enum snapshot_state state;
 	char key[65];	/* sha256 of what the saved state depends on */
-	char *path;	/* cache/snapshots/KEY.state */
-	char *sum_path; /* cache/snapshots/KEY.sum: its size and checksum */
+	char *path;	/* cache/snapshots/KEY.state: the devices and CPUs (QEMU's migration stream) */
+	char *ram_path; /* cache/snapshots/KEY.ram: the guest's RAM, a sparse file (restored VMs
+			 * map it privately) */
+	char *sum_path; /* cache/snapshots/KEY.sum: their sizes and checksums */
+	unsigned long long ram_size; /* the guest's RAM, bytes (-m) */
 	char *seen_path; /* cache/snapshots/KEY.seen: booted once before (SNAPSHOT_FIRST) */
 	bool noted;	/* the fallback was said */
 	bool saving;	/* a VM of this run was chosen to save it */
@@ -153,6 +156,8 @@ struct vm {
 	bool restore;	      /* started from the snapshot */
 	bool saver;	      /* saves the snapshot at the ready point */
 	bool handed_off;      /* its handoff line was written */
+	int ram_fd;	      /* the saver's guest RAM (snapshot_ram_open), if ram_open */
+	bool ram_open;
 	char rline[32];	      /* the console's current line, while looking for the ready line */
 	size_t rlen;
 	bool rline_over;      /* the current line is longer than the ready line */
@@ -252,8 +257,11 @@ void snapshot_setup(struct run *r);
  * input): the key, and whether a checked state file exists (READY) or must be saved (BUILD). A
  * corrupted or truncated file is removed, said, and saved again. */
 void snapshot_lookup(struct run *r, const struct strlist *argv);
-/* Save vm (paused at its ready point, QMP on) as the run's snapshot; the VM stays paused.
- * 0, or -1 after snapshot_fail. */
+/* The saving VM's guest RAM: a file without a name (on a tmpfs when it has room, else in the
+ * cache), shared with QEMU. -1 after snapshot_fail (no room for it). */
+int snapshot_ram_open(struct run *r);
+/* Save vm (paused at its ready point, QMP on, its RAM in vm->ram_fd) as the run's snapshot:
+ * the state, and a sparse copy of the RAM; the VM stays paused. 0, or -1 after snapshot_fail. */
 int snapshot_save(struct run *r, struct vm *vm);
 /* Saving or restoring failed (or the machine cannot): cold boots from now on, said once. */
 void snapshot_fail(struct run *r, const char *why);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 
 #include "cache.h"
 #include "error.h"
+#include "filesum.h"
 #include "fs.h"
 #include "kernel_image.h"
 #include "run.h"
@@ -47,6 +49,7 @@ const char *snapshot_state_name(enum snapshot_state s)
 void snapshot_release(struct run_snapshot *s)
 {
 	free(s->path);
+	free(s->ram_path);
 	free(s->sum_path);
 	free(s->seen_path);
 	memset(s, 0, sizeof(*s));
@@ -76,50 +79,6 @@ void snapshot_setup(struct run *r)
 		snapshot_fail(r, r->cfg.snapshot_off);
 }
 
-/* A checksum over the whole file (not a cryptographic hash: it finds a truncated or damaged
- * file; whoever can write the cache can run anything as the user anyway). Four 64-bit lanes,
- * multiply and rotate: a 50 MB state is read and summed in a few tens of milliseconds. */
-static int file_checksum(const char *path, uint64_t *sum, uint64_t *size)
-{
-	static const uint64_t k[4] = {0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full,
-				      0x165667b19e3779f9ull, 0xd6e8feb86659fd93ull};
-	uint64_t lane[4] = {1, 2, 3, 4}, total = 0;
-	size_t bufsize = 1 << 20;
-	unsigned char *buf = xmalloc(bufsize);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		free(buf);
-		return -1;
-	}
-	while ((n = read(fd, buf, bufsize)) > 0) {
-		size_t whole = (size_t)n & ~(size_t)31, i;
-
-		for (i = 0; i < whole; i += 32)
-			for (int l = 0; l < 4; l++) {
-				uint64_t w;
-
-				memcpy(&w, buf + i + 8 * l, 8);
-				lane[l] = (lane[l] ^ w) * k[l];
-				lane[l] = lane[l] << 29 | lane[l] >> 35;
-			}
-		for (; i < (size_t)n; i++)
-			lane[i & 3] = (lane[i & 3] ^ buf[i]) * k[i & 3];
-		total += (uint64_t)n;
-		/* a read that is not a multiple of 32 bytes is the file's end (regular file) */
-	}
-	free(buf);
-	close(fd);
-	if (n < 0)
-		return -1;
-	*sum = total;
-	for (int l = 0; l < 4; l++)
-		*sum = (*sum ^ lane[l]) * k[l] + (uint64_t)l;
-	*size = total;
-	return 0;
-}
-
 /* The sha256 of a file, through the stat cache (the kernel is the same file run after run;
  * the image is new each run and small). "" when unreadable. */
 static void content_hash(const char *path, char hex[65])
@@ -141,7 +100,7 @@ static void key_text(struct run *r, const struct strlist *argv, struct strbuf *s
 	char ver[256], hex[65];
 
 	run_qemu_version(r->cfg.qemu, ver, sizeof(ver));
-	strbuf_addf(sb, "tapboot snapshot 1\nqemu %s\n", ver);
+	strbuf_addf(sb, "tapboot snapshot 2 (the RAM apart)\nqemu %s\n", ver);
 	for (size_t i = 0; i < argv->n; i++) {
 		const char *prev = i ? argv->v[i - 1] : "";
 
@@ -172,55 +131,87 @@ static void key_text(struct run *r, const struct strlist *argv, struct strbuf *s
 	}
 }
 
-/* Read KEY.sum: "tapboot-snapshot SIZE CHECKSUM". */
-static bool read_sum(const char *path, uint64_t *size, uint64_t *sum)
+/* KEY.sum: the sizes and checksums of the state and of the RAM, and how much of the RAM is
+ * data. */
+struct snap_sums {
+	uint64_t state_size, state_sum, ram_size, ram_sum, ram_data;
+};
+
+static bool read_sum(const char *path, struct snap_sums *v)
 {
 	FILE *fp = fopen(path, "r");
 	bool ok;
 
 	if (!fp)
 		return false;
-	ok = fscanf(fp, "tapboot-snapshot %" SCNu64 " %" SCNx64, size, sum) == 2;
+	ok = fscanf(fp,
+		    "tapboot-snapshot 2 state %" SCNu64 " %" SCNx64 " ram %" SCNu64 " %" SCNx64
+		    " %" SCNu64,
+		    &v->state_size, &v->state_sum, &v->ram_size, &v->ram_sum, &v->ram_data) == 5;
 	fclose(fp);
 	return ok;
 }
 
-/* Is the state file there and whole? A damaged one (and its sum) is removed, and said. */
+/* One file of the snapshot whole? NULL, or why not. Summed whole once and not written since
+ * (the stat cache: same inode, size, mtime and ctime, and any write moves ctime): reading
+ * 60-100 MB again would cost every run. */
+static const char *check_file(const char *path, bool sparse, uint64_t want_size, uint64_t want_sum)
+{
+	char verified[64], want[64];
+	uint64_t size, sum, data;
+	struct stat st;
+	int fd, ret;
+
+	if (stat(path, &st) < 0)
+		return "a file of it is missing";
+	snprintf(want, sizeof(want), "%" PRIu64 " %016" PRIx64, want_size, want_sum);
+	if ((uint64_t)st.st_size == want_size &&
+	    stat_cache_get(STAT_CACHE_SNAPSHOT_OK, path, verified, sizeof(verified)) &&
+	    !strcmp(verified, want))
+		return NULL;
+	if ((uint64_t)st.st_size != want_size)
+		return (uint64_t)st.st_size < want_size ? "it is truncated" : "it has grown";
+	if (sparse) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ret = fd < 0 ? -1 : file_checksum_sparse(fd, &sum, &data, &size);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ret = file_checksum(path, &sum, &size);
+	}
+	if (ret < 0)
+		return "it cannot be read";
+	if (sum != want_sum || size != want_size)
+		return "its checksum does not match (the file is damaged)";
+	stat_cache_put(STAT_CACHE_SNAPSHOT_OK, path, want);
+	return NULL;
+}
+
+static void remove_snapshot(const struct run *r)
+{
+	unlink(r->snap.path);
+	unlink(r->snap.ram_path);
+	unlink(r->snap.sum_path);
+}
+
+/* Are the state and RAM files there and whole? A damaged snapshot is removed, and said. */
 static bool snapshot_check(struct run *r)
 {
-	uint64_t want_size = 0, want_sum = 0, size, sum;
-	char verified[64], want[64];
-	struct stat st;
-	const char *why = NULL;
+	struct snap_sums v;
+	const char *why = NULL, *which = r->snap.path;
 
-	if (stat(r->snap.path, &st) < 0)
+	if (access(r->snap.path, F_OK) < 0 && access(r->snap.ram_path, F_OK) < 0)
 		return false;
-	if (!read_sum(r->snap.sum_path, &want_size, &want_sum))
+	if (!read_sum(r->snap.sum_path, &v))
 		why = "its checksum file is missing or unreadable";
-	snprintf(want, sizeof(want), "%" PRIu64 " %016" PRIx64, want_size, want_sum);
-	/* Summed whole before and not written since (the stat cache: same inode, size, mtime and
-	 * ctime, and any write moves ctime): reading 50-70 MB again would cost every run. */
-	if (!why && (uint64_t)st.st_size == want_size &&
-	    stat_cache_get(STAT_CACHE_SNAPSHOT_OK, r->snap.path, verified, sizeof(verified)) &&
-	    !strcmp(verified, want))
+	else if (!(why = check_file(r->snap.path, false, v.state_size, v.state_sum)))
+		why = check_file(which = r->snap.ram_path, true, v.ram_size, v.ram_sum);
+	if (!why)
 		return true;
-	if (why)
-		;
-	else if ((uint64_t)st.st_size != want_size)
-		why = (uint64_t)st.st_size < want_size ? "it is truncated" : "it has grown";
-	else if (file_checksum(r->snap.path, &sum, &size) < 0)
-		why = "it cannot be read";
-	else if (sum != want_sum || size != want_size)
-		why = "its checksum does not match (the file is damaged)";
-	if (!why) {
-		stat_cache_put(STAT_CACHE_SNAPSHOT_OK, r->snap.path, want);
-		return true;
-	}
 	if (!r->o->quiet)
-		fprintf(stderr, "tapboot: snapshot '%s' is not usable: %s; saving it again\n",
-			r->snap.path, why);
-	unlink(r->snap.path);
-	unlink(r->snap.sum_path);
+		fprintf(stderr, "tapboot: snapshot '%s' is not usable: %s; saving it again\n", which,
+			why);
+	remove_snapshot(r);
 	return false;
 }
 
@@ -252,12 +243,20 @@ void snapshot_lookup(struct run *r, const struct strlist *argv)
 		return;
 	}
 	free(r->snap.path);
+	free(r->snap.ram_path);
 	free(r->snap.sum_path);
 	free(r->snap.seen_path);
 	r->snap.path = xasprintf("%s/%s.state", dir, r->snap.key);
+	r->snap.ram_path = xasprintf("%s/%s.ram", dir, r->snap.key);
 	r->snap.sum_path = xasprintf("%s/%s.sum", dir, r->snap.key);
 	r->snap.seen_path = xasprintf("%s/%s.seen", dir, r->snap.key);
 	free(dir);
+	/* the RAM is a file of -m's size */
+	r->snap.ram_size = qemu_argv_ram_size(argv);
+	if (!r->snap.ram_size) {
+		snapshot_fail(r, "the guest's memory size (-m) is not a plain number of MiB");
+		return;
+	}
 	if (snapshot_check(r)) {
 		r->snap.state = SNAPSHOT_READY;
 		/* marked used: the cache upkeep removes the least recently used first, by the
@@ -281,58 +280,136 @@ void snapshot_lookup(struct run *r, const struct strlist *argv)
 
 static int write_sum(FILE *fp, const void *ctx)
 {
-	const uint64_t *v = ctx;
+	const struct snap_sums *v = ctx;
 
-	fprintf(fp, "tapboot-snapshot %" PRIu64 " %016" PRIx64 "\n", v[0], v[1]);
+	fprintf(fp,
+		"tapboot-snapshot 2 state %" PRIu64 " %016" PRIx64 " ram %" PRIu64 " %016" PRIx64
+		" %" PRIu64 "\n",
+		v->state_size, v->state_sum, v->ram_size, v->ram_sum, v->ram_data);
 	return 0;
+}
+
+/* Room for the whole RAM on dir's file system? (The guest may write all of it: QEMU dies of
+ * SIGBUS on a full one.) */
+static bool has_room(const char *dir, unsigned long long bytes)
+{
+	struct statvfs sv;
+
+	return statvfs(dir, &sv) == 0 &&
+	       (unsigned long long)sv.f_bavail * sv.f_frsize >= bytes + (64ull << 20);
+}
+
+int snapshot_ram_open(struct run *r)
+{
+	/* /dev/shm: a tmpfs. The boot's page faults on an ext4 file cost 0.3-0.5 s more here than
+	 * on anonymous memory or a tmpfs. O_TMPFILE: no name, nothing left behind. */
+	char *cache_snaps = xasprintf("%.*s", (int)(strrchr(r->snap.path, '/') - r->snap.path),
+				      r->snap.path);
+	int fd = -1;
+
+	for (size_t i = 0; i < 2 && fd < 0; i++) {
+		const char *dir = i == 0 ? "/dev/shm" : cache_snaps;
+
+		if (has_room(dir, r->snap.ram_size))
+			fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		/* the guest's size here, not by QEMU: a file that cannot have it is found now,
+		 * before a QEMU that would fail to start */
+		if (fd >= 0 && ftruncate(fd, (off_t)r->snap.ram_size) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		char *why = xasprintf("no room for the guest's %llu MiB of RAM in /dev/shm or '%s'",
+				      r->snap.ram_size >> 20, cache_snaps);
+
+		snapshot_fail(r, why);
+		free(why);
+	}
+	free(cache_snaps);
+	return fd;
+}
+
+/* A unique temporary name beside path (a leftover starts with '.': the cache upkeep removes it
+ * after an hour); its fd, or -1. */
+static int temp_beside(const char *path, char **tmp)
+{
+	const char *slash = strrchr(path, '/');
+
+	*tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
+	return mkstemp(*tmp);
 }
 
 int snapshot_save(struct run *r, struct vm *vm)
 {
-	char *tmp = NULL, *err = NULL, *slash;
-	uint64_t v[2];
+	char *tmp = NULL, *ram_tmp = NULL, *err = NULL;
+	struct snap_sums v;
 	double t0 = now_s();
-	int fd;
+	int fd, ram_fd = -1;
 
-	/* a unique temporary name beside the file (a leftover starts with '.': the cache upkeep
-	 * removes it after an hour), renamed over it once whole and summed */
-	slash = strrchr(r->snap.path, '/');
-	tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - r->snap.path), r->snap.path, slash + 1);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	fd = temp_beside(r->snap.path, &tmp);
+	if (fd >= 0) {
+		close(fd);
+		ram_fd = temp_beside(r->snap.ram_path, &ram_tmp);
+	}
+	if (fd < 0 || ram_fd < 0) {
 		err = xasprintf("cannot create a file in the cache: %s", strerror(errno));
 		goto fail;
 	}
-	close(fd);
 	if (qmp_save(&vm->qmp, tmp, SAVE_TIMEOUT_S, &err) < 0)
 		goto fail;
-	if (file_checksum(tmp, &v[1], &v[0]) < 0) {
+	/* the VM is stopped: its RAM is what the state goes with */
+	if (file_copy_sparse(vm->ram_fd, ram_fd, &v.ram_sum, &v.ram_data, &v.ram_size) < 0) {
+		err = xasprintf("cannot copy the guest's RAM into the cache: %s", strerror(errno));
+		goto fail;
+	}
+	if (file_checksum(tmp, &v.state_sum, &v.state_size) < 0) {
 		err = xasprintf("cannot read back '%s': %s", tmp, strerror(errno));
 		goto fail;
 	}
-	if (v[0] == 0) {
-		err = xstrdup("QEMU wrote an empty state");
+	if (v.state_size == 0 || v.ram_size != r->snap.ram_size) {
+		err = xstrdup(v.state_size ? "the RAM file has not the guest's size"
+					   : "QEMU wrote an empty state");
 		goto fail;
 	}
-	/* the state first, then its sum: the cache upkeep takes a sum without its state for a
-	 * leftover at once, a state without its sum only after an hour */
-	if (rename(tmp, r->snap.path) < 0 ||
-	    write_file_atomic(r->snap.sum_path, WRITE_FILE_QUIET, 0644, write_sum, v) < 0) {
+	close(ram_fd);
+	ram_fd = -1;
+	/* the files first, then their sum: the cache upkeep takes a sum without its files for a
+	 * leftover at once, files without their sum only after an hour */
+	if (rename(tmp, r->snap.path) < 0 || rename(ram_tmp, r->snap.ram_path) < 0 ||
+	    write_file_atomic(r->snap.sum_path, WRITE_FILE_QUIET, 0644, write_sum, &v) < 0) {
 		err = xasprintf("cannot write the snapshot into the cache: %s", strerror(errno));
-		unlink(r->snap.path);
+		remove_snapshot(r);
 		goto fail;
+	}
+	/* summed as written (a rename moves ctime: after it) */
+	{
+		char val[64];
+
+		snprintf(val, sizeof(val), "%" PRIu64 " %016" PRIx64, v.state_size, v.state_sum);
+		stat_cache_put(STAT_CACHE_SNAPSHOT_OK, r->snap.path, val);
+		snprintf(val, sizeof(val), "%" PRIu64 " %016" PRIx64, v.ram_size, v.ram_sum);
+		stat_cache_put(STAT_CACHE_SNAPSHOT_OK, r->snap.ram_path, val);
 	}
 	free(tmp);
+	free(ram_tmp);
 	r->snap.state = SNAPSHOT_READY;
 	if (!r->o->quiet)
-		fprintf(stderr, "tapboot: saved the VM at the init's ready point (%.0f MB in %.2f s): "
-				"%s\n",
-			(double)v[0] / 1e6, now_s() - t0, r->snap.path);
+		fprintf(stderr,
+			"tapboot: saved the VM at the init's ready point (%.1f MB of state, %.0f MB "
+			"of RAM, in %.2f s): %s\n",
+			(double)v.state_size / 1e6, (double)v.ram_data / 1e6, now_s() - t0,
+			r->snap.path);
 	return 0;
 fail:
+	if (ram_fd >= 0)
+		close(ram_fd);
 	if (tmp)
 		unlink(tmp);
+	if (ram_tmp)
+		unlink(ram_tmp);
 	free(tmp);
+	free(ram_tmp);
 	{
 		char *why = xasprintf("saving the VM failed: %s", err ? err : "unknown error");
 

@@ -181,6 +181,9 @@ static void vm_reset(struct vm *vm)
 	if (vm->qmp_on)
 		qmp_release(&vm->qmp);
 	vm->qmp_on = false;
+	if (vm->ram_open)
+		close(vm->ram_fd);
+	vm->ram_open = false;
 	vm->handed_off = vm->rline_over = false;
 	vm->rlen = 0;
 }
@@ -221,7 +224,9 @@ int vm_start(struct vm *vm)
 		.tests_size = r->tests_size,
 	};
 	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
-	struct qemu_spawn_io io = {.stdin_pipe = true, .qmp_fd = -1, .incoming_fd = -1};
+	struct qemu_spawn_io io = {
+		.stdin_pipe = true, .qmp_fd = -1, .incoming_fd = -1, .ram_fd = -1};
+	struct strlist spawn_argv;
 	int ret;
 
 	vm_reset(vm);
@@ -251,60 +256,70 @@ int vm_start(struct vm *vm)
 			return -1;
 		vm->qmp_on = true;
 		io.qmp_fd = vm->qmp.child_fd;
-		vm->qmp.ignore_shared = r->tests_image != NULL;
+		/* the saver's RAM is shared and left out of the state; a restored VM's is
+		 * private, and its tests image shared: both sides set x-ignore-shared */
+		vm->qmp.ignore_shared = true;
 		qmp_argv(&vm->argv);
 		if (!r->snap.key[0])
 			snapshot_lookup(r, &vm->argv);
 		vm->saver = r->snap.state == SNAPSHOT_BUILD && !r->snap.saving;
 		r->snap.saving |= vm->saver;
+		if (vm->saver) {
+			vm->ram_fd = snapshot_ram_open(r);
+			vm->ram_open = vm->ram_fd >= 0;
+			vm->saver = vm->ram_open;
+		}
 		vm->restore = r->snap.state == SNAPSHOT_READY;
 		if (vm->restore) {
 			/* QEMU reads the state from the file itself: through "exec:cat" (a pipe)
-			 * loading took 1.2-1.7 s against 0.55 s here (arm64, 63 MB) */
+			 * loading took 1.2-1.7 s against 0.55 s here (arm64, 63 MB, the RAM in
+			 * the state); the RAM it maps from the checked file we opened */
 			io.incoming_fd = open(r->snap.path, O_RDONLY | O_CLOEXEC);
-			if (io.incoming_fd < 0) {
-				char *why = xasprintf("cannot open '%s': %s", r->snap.path,
+			io.ram_fd = io.incoming_fd < 0 ? -1
+						       : open(r->snap.ram_path, O_RDONLY | O_CLOEXEC);
+			if (io.ram_fd < 0) {
+				char *why = xasprintf("cannot open '%s': %s",
+						      io.incoming_fd < 0 ? r->snap.path
+									 : r->snap.ram_path,
 						      strerror(errno));
 
 				snapshot_fail(r, why);
 				free(why);
 				vm->restore = false;
+				if (io.incoming_fd >= 0)
+					close(io.incoming_fd);
+				io.incoming_fd = -1;
 			} else {
 				/* x-ignore-shared is set over QMP before the load (handoff.c) */
-				char *uri = r->tests_image
-						    ? xstrdup("defer")
-						    : xasprintf("fd:%d", QEMU_SPAWN_INCOMING_FD);
-
 				strlist_push(&vm->argv, "-incoming");
-				strlist_push(&vm->argv, uri);
-				free(uri);
+				strlist_push(&vm->argv, "defer");
 			}
 		}
 	}
-	if (vm->restore) {
-		/* A restored VM's RAM and CPUs come from the state: QEMU need not load the kernel
-		 * and image (reading a 33 MB arm64 Image twice cost 0.33 s of QEMU's start here).
-		 * vm->argv keeps them: it is the saved command line, and reproduce.sh's. */
-		struct strlist spawn_argv;
+	/* vm->argv is the saved command line, and reproduce.sh's: the RAM file is the spawn's */
+	strlist_init(&spawn_argv);
+	for (size_t i = 0; i < vm->argv.n; i++) {
+		const char *a = vm->argv.v[i];
 
-		strlist_init(&spawn_argv);
-
-		for (size_t i = 0; i < vm->argv.n; i++) {
-			const char *a = vm->argv.v[i];
-
-			if ((!strcmp(a, "-kernel") || !strcmp(a, "-initrd") || !strcmp(a, "-append")) &&
-			    i + 1 < vm->argv.n) {
-				i++;
-				continue;
-			}
-			strlist_push(&spawn_argv, a);
+		/* A restored VM's RAM and CPUs come from the snapshot: QEMU need not load the
+		 * kernel and image (reading a 33 MB arm64 Image twice cost 0.33 s of its start
+		 * here). */
+		if (vm->restore && i + 1 < vm->argv.n &&
+		    (!strcmp(a, "-kernel") || !strcmp(a, "-initrd") || !strcmp(a, "-append"))) {
+			i++;
+			continue;
 		}
-		ret = qemu_spawn(&vm->proc, &spawn_argv, qemu_package_hint(&r->cfg), &io);
-		strlist_release(&spawn_argv);
-	} else {
-		ret = qemu_spawn(&vm->proc, &vm->argv, qemu_package_hint(&r->cfg),
-				 r->snap.handoff ? &io : NULL);
+		strlist_push(&spawn_argv, a);
 	}
+	if (vm->saver || vm->restore) {
+		qemu_argv_ram_file(&spawn_argv, vm->saver);
+		io.ram_fd = vm->saver ? vm->ram_fd : io.ram_fd;
+	}
+	ret = qemu_spawn(&vm->proc, &spawn_argv, qemu_package_hint(&r->cfg),
+			 r->snap.handoff ? &io : NULL);
+	strlist_release(&spawn_argv);
+	if (vm->restore && io.ram_fd >= 0)
+		close(io.ram_fd);
 	if (io.incoming_fd >= 0)
 		close(io.incoming_fd);
 	if (ret < 0)
