@@ -114,6 +114,6 @@ out:
 	arch_config_release(&cfg);
 	plan_release(&plan);
 	free(cache);
-	cache_prune();
+	cache_upkeep();
 	return status;
 }

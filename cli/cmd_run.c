@@ -458,7 +458,7 @@ int cmd_run(int argc, char **argv)
 		close(sigfd);
 	strbuf_release(&cl);
 	run_opts_release(&o);
-	cache_prune();
+	cache_upkeep();
 	return status;
 }
 

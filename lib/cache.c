@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,5 +305,26 @@ void cache_prune(void)
 			}
 		closedir(d);
 	}
+	free(top);
+}
+
+void cache_upkeep(void)
+{
+	char *top = cache_path(), *stamp = xasprintf("%s/upkeep-stamp", top);
+	const char *mb = getenv("TAPBOOT_CACHE_MB"), *snaps = getenv("TAPBOOT_SNAPSHOTS");
+	struct stat st;
+	bool due = (mb && *mb) || (snaps && *snaps) || stat(stamp, &st) < 0 ||
+		   time(NULL) - st.st_mtime >= CACHE_UPKEEP_S || st.st_mtime > time(NULL);
+
+	if (due) {
+		int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			futimens(fd, NULL);
+			close(fd);
+		}
+		cache_prune();
+	}
+	free(stamp);
 	free(top);
 }
