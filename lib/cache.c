@@ -210,9 +210,17 @@ static unsigned long long cache_cap_bytes(void)
 
 /* Snapshots (run/snapshot.c) are 60-110 MB each (a small state and a sparse RAM file): the
  * $TAPBOOT_SNAPSHOTS (default 8) most recently used stay, whatever their age (a use touches
- * KEY.sum, not the state); a state or RAM file without its checksum file or the reverse, a "seen" marker unused for 30 days and temporary
- * files older than an hour go. A run restoring from a state removed under it has it open, or
+ * KEY.sum, not the state); a state or RAM file without its checksum file or the reverse, a
+ * "seen" marker unused for 30 days and temporary files older than an hour go. A run restoring from a state removed under it has it open, or
  * boots cold (it checks first). */
+/* The length of p (l bytes) without suffix, or 0 when p does not end with it. */
+static size_t stem(const char *p, size_t l, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return l > k && !strcmp(p + l - k, suffix) ? l - k : 0;
+}
+
 static void prune_snapshots(const char *top, time_t now)
 {
 	char *dir = xasprintf("%s/snapshots", top), *end;
@@ -228,11 +236,11 @@ static void prune_snapshots(const char *top, time_t now)
 	/* newest first */
 	for (size_t i = n; i-- > 0;) {
 		const char *p = v[i].path;
-		size_t l = strlen(p);
+		size_t l = strlen(p), s;
 
-		if (l > 4 && !strcmp(p + l - 4, ".sum")) {
-			char *state = xasprintf("%.*s.state", (int)(l - 4), p);
-			char *ram = xasprintf("%.*s.ram", (int)(l - 4), p);
+		if ((s = stem(p, l, ".sum"))) {
+			char *state = xasprintf("%.*s.state", (int)s, p);
+			char *ram = xasprintf("%.*s.ram", (int)s, p);
 
 			if (++sums > keep || access(state, F_OK) < 0 || access(ram, F_OK) < 0) {
 				unlink(state);
@@ -241,17 +249,15 @@ static void prune_snapshots(const char *top, time_t now)
 			}
 			free(state);
 			free(ram);
-		} else if ((l > 6 && !strcmp(p + l - 6, ".state")) ||
-			   (l > 4 && !strcmp(p + l - 4, ".ram"))) {
-			size_t stem = l - (p[l - 1] == 'e' ? 6 : 4);
-			char *sum = xasprintf("%.*s.sum", (int)stem, p);
+		} else if ((s = stem(p, l, ".state")) || (s = stem(p, l, ".ram"))) {
+			char *sum = xasprintf("%.*s.sum", (int)s, p);
 
 			/* a state being saved has its sum written just before the rename: only
 			 * one left without a sum for an hour is an orphan */
 			if (access(sum, F_OK) < 0 && now - v[i].mtime > 3600)
 				unlink(p);
 			free(sum);
-		} else if (l > 5 && !strcmp(p + l - 5, ".seen") && now - v[i].mtime > 30 * 86400) {
+		} else if (stem(p, l, ".seen") && now - v[i].mtime > 30 * 86400) {
 			unlink(p);
 		}
 	}

@@ -294,7 +294,7 @@ int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err)
 			  "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
 			  "{\"max-bandwidth\": 1099511627776}}",
 			  timeout_s, NULL, err);
-	if (ret == 0 && q->ignore_shared)
+	if (ret == 0)
 		ret = qmp_command(q, IGNORE_SHARED, until - now_s(), NULL, err);
 	if (ret == 0)
 		ret = qmp_command(q, "{\"execute\": \"stop\"}", until - now_s(), NULL, err);
@@ -334,7 +334,7 @@ int qmp_incoming(struct qmp *q, int fd_num, double timeout_s, char **err)
 	char *cmd;
 	int ret;
 
-	if (q->ignore_shared && qmp_command(q, IGNORE_SHARED, timeout_s, NULL, err) < 0)
+	if (qmp_command(q, IGNORE_SHARED, timeout_s, NULL, err) < 0)
 		return -1;
 	cmd = xasprintf("{\"execute\": \"migrate-incoming\", \"arguments\": {\"uri\": "
 			"\"fd:%d\"}}",

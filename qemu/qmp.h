@@ -14,9 +14,6 @@ struct qmp {
 	int child_fd;	   /* QEMU's end until qmp_spawned() closes it */
 	bool ready;	   /* greeting read, capabilities negotiated */
 	struct strbuf buf; /* bytes read, not yet a whole line */
-	/* a save leaves shared memory out (x-ignore-shared: the tests image); the restoring
-	 * QEMU must say the same, so it starts with -incoming defer and qmp_incoming() */
-	bool ignore_shared;
 };
 
 /* A socket pair for one QEMU; 0, or -1 after a message. */
@@ -33,12 +30,13 @@ void qmp_release(struct qmp *q);
  * negotiates capabilities first when not done yet. Events are skipped. */
 int qmp_command(struct qmp *q, const char *json, double timeout_s, char **reply, char **err);
 
-/* Pause the VM and write its whole state to path (an existing file, opened here and passed to
- * QEMU with getfd; migrate to it), without a bandwidth limit; the VM stays paused. 0, or -1
- * with *err. */
+/* Pause the VM and write its state to path (an existing file, opened here and passed to QEMU
+ * with getfd; migrate to it), without a bandwidth limit; the VM stays paused. Shared memory
+ * (the guest's RAM file, the tests image) is left out: x-ignore-shared, which the restoring QEMU
+ * sets too (qmp_incoming). 0, or -1 with *err. */
 int qmp_save(struct qmp *q, const char *path, double timeout_s, char **err);
-/* For a QEMU started with -incoming defer: x-ignore-shared as q says, then load the state from
- * the inherited fd fd_num. 0, or -1 with *err. */
+/* For a QEMU started with -incoming defer: x-ignore-shared, then load the state from the
+ * inherited fd fd_num. 0, or -1 with *err. */
 int qmp_incoming(struct qmp *q, int fd_num, double timeout_s, char **err);
 /* For a QEMU started with -incoming: wait until the state is loaded and the VM paused; 0, or -1
  * with *err (QEMU failed to load it, or exited). */

@@ -194,9 +194,7 @@ int vm_resume_restored(struct vm *vm)
 
 		/* trailing newline of QEMU's message */
 		why[strcspn(why, "\n")] = '\0';
-		unlink(r->snap.path);
-		unlink(r->snap.ram_path);
-		unlink(r->snap.sum_path);
+		snapshot_remove(r);
 		snapshot_fail(r, why);
 		free(why);
 	}

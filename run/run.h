@@ -265,6 +265,8 @@ int snapshot_ram_open(struct run *r);
 int snapshot_save(struct run *r, struct vm *vm);
 /* Saving or restoring failed (or the machine cannot): cold boots from now on, said once. */
 void snapshot_fail(struct run *r, const char *why);
+/* Remove the snapshot's files (its state, RAM and sum). */
+void snapshot_remove(const struct run *r);
 /* For reproduce.sh and messages: where the VMs came from. */
 const char *snapshot_state_name(enum snapshot_state s);
 void snapshot_release(struct run_snapshot *s);

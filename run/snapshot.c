@@ -152,6 +152,12 @@ static bool read_sum(const char *path, struct snap_sums *v)
 	return ok;
 }
 
+/* What the stat cache remembers of a file summed whole: its size and checksum. */
+static void sum_text(char out[64], uint64_t size, uint64_t sum)
+{
+	snprintf(out, 64, "%" PRIu64 " %016" PRIx64, size, sum);
+}
+
 /* One file of the snapshot whole? NULL, or why not. Summed whole once and not written since
  * (the stat cache: same inode, size, mtime and ctime, and any write moves ctime): reading
  * 60-100 MB again would cost every run. */
@@ -164,7 +170,7 @@ static const char *check_file(const char *path, bool sparse, uint64_t want_size,
 
 	if (stat(path, &st) < 0)
 		return "a file of it is missing";
-	snprintf(want, sizeof(want), "%" PRIu64 " %016" PRIx64, want_size, want_sum);
+	sum_text(want, want_size, want_sum);
 	if ((uint64_t)st.st_size == want_size &&
 	    stat_cache_get(STAT_CACHE_SNAPSHOT_OK, path, verified, sizeof(verified)) &&
 	    !strcmp(verified, want))
@@ -187,7 +193,7 @@ static const char *check_file(const char *path, bool sparse, uint64_t want_size,
 	return NULL;
 }
 
-static void remove_snapshot(const struct run *r)
+void snapshot_remove(const struct run *r)
 {
 	unlink(r->snap.path);
 	unlink(r->snap.ram_path);
@@ -211,7 +217,7 @@ static bool snapshot_check(struct run *r)
 	if (!r->o->quiet)
 		fprintf(stderr, "tapboot: snapshot '%s' is not usable: %s; saving it again\n", which,
 			why);
-	remove_snapshot(r);
+	snapshot_remove(r);
 	return false;
 }
 
@@ -379,16 +385,16 @@ int snapshot_save(struct run *r, struct vm *vm)
 	if (rename(tmp, r->snap.path) < 0 || rename(ram_tmp, r->snap.ram_path) < 0 ||
 	    write_file_atomic(r->snap.sum_path, WRITE_FILE_QUIET, 0644, write_sum, &v) < 0) {
 		err = xasprintf("cannot write the snapshot into the cache: %s", strerror(errno));
-		remove_snapshot(r);
+		snapshot_remove(r);
 		goto fail;
 	}
 	/* summed as written (a rename moves ctime: after it) */
 	{
 		char val[64];
 
-		snprintf(val, sizeof(val), "%" PRIu64 " %016" PRIx64, v.state_size, v.state_sum);
+		sum_text(val, v.state_size, v.state_sum);
 		stat_cache_put(STAT_CACHE_SNAPSHOT_OK, r->snap.path, val);
-		snprintf(val, sizeof(val), "%" PRIu64 " %016" PRIx64, v.ram_size, v.ram_sum);
+		sum_text(val, v.ram_size, v.ram_sum);
 		stat_cache_put(STAT_CACHE_SNAPSHOT_OK, r->snap.ram_path, val);
 	}
 	free(tmp);

@@ -256,9 +256,6 @@ int vm_start(struct vm *vm)
 			return -1;
 		vm->qmp_on = true;
 		io.qmp_fd = vm->qmp.child_fd;
-		/* the saver's RAM is shared and left out of the state; a restored VM's is
-		 * private, and its tests image shared: both sides set x-ignore-shared */
-		vm->qmp.ignore_shared = true;
 		qmp_argv(&vm->argv);
 		if (!r->snap.key[0])
 			snapshot_lookup(r, &vm->argv);
@@ -290,7 +287,8 @@ int vm_start(struct vm *vm)
 					close(io.incoming_fd);
 				io.incoming_fd = -1;
 			} else {
-				/* x-ignore-shared is set over QMP before the load (handoff.c) */
+				/* x-ignore-shared is set over QMP before the load (handoff.c): the
+				 * saver's RAM and the tests image are shared, left out of the state */
 				strlist_push(&vm->argv, "-incoming");
 				strlist_push(&vm->argv, "defer");
 			}
