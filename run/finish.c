@@ -138,6 +138,17 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 	free(path);
 }
 
+/* --isolate starts the longest tests first: its consoles go into console.log in the plan's
+ * order. */
+static int cmp_first_test(const void *a, const void *b, void *ctx)
+{
+	const struct run *r = ctx;
+	const struct vm *x = &r->vms[*(const size_t *)a], *y = &r->vms[*(const size_t *)b];
+	size_t tx = x->ntests ? x->tests[0] : 0, ty = y->ntests ? y->tests[0] : 0;
+
+	return tx < ty ? -1 : tx > ty;
+}
+
 /* console.log of a multi-VM run: every VM's raw console one after the other (each begins
  * with its own begin marker, so `tapboot parse` reads them as one run). */
 static void concat_consoles(struct run *r)
@@ -145,10 +156,14 @@ static void concat_consoles(struct run *r)
 	char *path = xasprintf("%s/console.log", r->dir);
 	FILE *out = fopen(path, "w");
 	char buf[65536];
-	size_t n;
+	size_t n, *order = xcalloc(r->nvms + 1, sizeof(*order));
 
-	for (size_t v = 0; out && v < r->nvms; v++) {
-		FILE *in = fopen(r->vms[v].console_path, "r");
+	for (size_t v = 0; v < r->nvms; v++)
+		order[v] = v;
+	if (r->o->isolate)
+		qsort_r(order, r->nvms, sizeof(*order), cmp_first_test, r);
+	for (size_t k = 0; out && k < r->nvms; k++) {
+		FILE *in = fopen(r->vms[order[k]].console_path, "r");
 
 		if (!in)
 			continue;
@@ -158,6 +173,7 @@ static void concat_consoles(struct run *r)
 	}
 	if (!out || fclose(out) != 0)
 		warning_errno("cannot write '%s'", path);
+	free(order);
 	free(path);
 }
 

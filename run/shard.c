@@ -249,9 +249,41 @@ static char *console_path(const struct run *r, size_t v)
 }
 
 /* --isolate: every test in a VM of its own (started from the snapshot: no test sees the kernel
- * state another left), disruptive ones run there too when --disruptive asks for them. */
-static void isolate_vms(struct run *r, const size_t *sel, size_t nsel)
+ * state another left), disruptive ones run there too when --disruptive asks for them. The
+ * pool starts the VMs in order: the longest known first (LPT), so a long test does not start
+ * last and hold the run alone; unknown ones count as the mean of the known, ties keep the
+ * plan's order. */
+static void isolate_vms(struct run *r, size_t *sel, size_t nsel, const struct durations *d)
 {
+	double *est = xcalloc(nsel + 1, sizeof(*est)), mean = 0;
+	size_t known = 0;
+
+	for (size_t i = 0; i < nsel; i++) {
+		double *sec = d ? durations_find(d, r->plan.tests[sel[i]].name) : NULL;
+
+		est[i] = sec ? *sec : -1;
+		if (sec) {
+			mean += *sec;
+			known++;
+		}
+	}
+	if (known)
+		mean /= (double)known;
+	for (size_t i = 0; i < nsel; i++)
+		if (est[i] < 0)
+			est[i] = mean;
+	/* insertion sort, stable */
+	for (size_t i = 1; i < nsel; i++)
+		for (size_t j = i; j > 0 && est[j] > est[j - 1]; j--) {
+			double te = est[j];
+			size_t ts = sel[j];
+
+			est[j] = est[j - 1];
+			sel[j] = sel[j - 1];
+			est[j - 1] = te;
+			sel[j - 1] = ts;
+		}
+	free(est);
 	r->nvms = nsel;
 	r->vms = xcalloc(r->nvms, sizeof(*r->vms));
 	for (size_t v = 0; v < nsel; v++) {
@@ -276,7 +308,7 @@ void shard_plan_vms(struct run *r, const struct durations *d)
 	size_t ndisr = 0;
 
 	if (r->o->isolate && nsel) {
-		isolate_vms(r, sel, nsel);
+		isolate_vms(r, sel, nsel, d);
 		free(sel);
 		return;
 	}

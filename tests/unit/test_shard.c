@@ -244,6 +244,31 @@ static void t_isolate(void)
 	teardown(&f);
 }
 
+/* --isolate with durations: the VMs start longest first (the pool takes them in order), the
+ * unknown ones as the mean of the known, ties in the plan's order */
+static void t_isolate_longest_first(void)
+{
+	static const char *const names[] = {"quick", "unknown", "slow", "mid", "quick2"};
+	const char *text = "0.500\tquick\n12.000\tslow\n3.000\tmid\n0.500\tquick2\n";
+	const char *file = test_write_file("durations-iso", text, strlen(text), 0);
+	static const char *const want[] = {"2", "1", "3", "0", "4"};
+	struct fixture f;
+	struct durations d;
+
+	durations_load(&d, file);
+	setup(&f, names, 5, 3, NULL);
+	f.o.isolate = true;
+	shard_plan_vms(&f.r, &d);
+	check_int(f.r.nvms, ==, 5);
+	/* mean of the known: 4.0, so "unknown" comes after slow (12) and before mid (3) */
+	for (size_t v = 0; v < f.r.nvms && v < 5; v++)
+		check_str(tests_of(&f.r.vms[v]), want[v]);
+	check_str(f.r.vms[0].select_args, "tapboot.only=3");
+	check(strstr(f.r.vms[0].console_path, "/console.1.log") != NULL);
+	teardown(&f);
+	durations_release(&d);
+}
+
 int main(void)
 {
 	TEST(t_modulo_without_durations, "no durations: the init's modulo shards");
@@ -253,6 +278,7 @@ int main(void)
 	TEST(t_disruptive_own_vms, "--disruptive: each disruptive test in a VM of its own");
 	TEST(t_filter, "--filter selects as the init does");
 	TEST(t_isolate, "--isolate: every test in a VM of its own, disruptive ones run there");
+	TEST(t_isolate_longest_first, "--isolate with durations: the longest known VM first");
 	TEST(t_durations_save, "durations file: crash and missing left out, others kept");
 	return test_done();
 }
