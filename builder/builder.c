@@ -1148,6 +1148,8 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	}
 	if (tests_seg != NO_SEG && write_tests(&img, tests_seg, o->tests_out))
 		goto out_unlink;
+	if (tests_seg != NO_SEG && o->tests_key)
+		image_segment_key(&img, tests_seg, BUILDER_COMPRESS_NONE, o->tests_key);
 	for (unsigned s = 0; s < img.nsegs; s++) {
 		size_t first, count;
 

@@ -77,6 +77,10 @@ struct builder_opts {
 	/* snapshot boot: everything under /tests/ goes into this second, uncompressed newc archive
 	 * instead of the image (the init unpacks it after its ready point); NULL: in the image */
 	const char *tests_out;
+	/* with tests_out: 65 bytes where the builder puts that archive's key (the segment
+	 * cache's: the entries and their files' stat data), so a VM whose saved state holds the
+	 * same tests need not read them again; NULL: not wanted */
+	char *tests_key;
 	bool quiet;
 };
 

@@ -45,6 +45,9 @@ struct init_options {
 	bool handoff;
 	bool in_handoff; /* parsing the handoff line now */
 	bool have_key, have_seed, have_time;
+	/* tapboot.tests= (handoff line only): the tests image read as on a cold boot, the tests
+	 * the saved state holds kept, or those replaced by the image's */
+	enum { INIT_TESTS_DEFAULT, INIT_TESTS_KEEP, INIT_TESTS_LOAD } tests;
 	unsigned char key[16];
 	unsigned char seed[32];
 	long long time_s;

@@ -74,7 +74,8 @@ static bool parse_hex(const char *s, unsigned char *out, size_t n)
  * every test in /proc/cmdline, the handoff line is not kept anywhere). */
 static bool parse_handoff_word(struct init_options *o, const char *w)
 {
-	static const char *const keys[] = {TAPBOOT_ARG_KEY, TAPBOOT_ARG_SEED, TAPBOOT_ARG_TIME};
+	static const char *const keys[] = {TAPBOOT_ARG_KEY, TAPBOOT_ARG_SEED, TAPBOOT_ARG_TIME,
+					   TAPBOOT_ARG_TESTS};
 	const char *val = NULL, *key = NULL;
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys) && !key; i++)
@@ -92,6 +93,12 @@ static bool parse_handoff_word(struct init_options *o, const char *w)
 		o->have_seed = parse_hex(val, o->seed, sizeof(o->seed));
 		if (!o->have_seed)
 			bad(o, key, val, "expected 64 hex digits");
+	} else if (key == keys[3]) {
+		o->tests = !strcmp(val, "keep")	  ? INIT_TESTS_KEEP
+			   : !strcmp(val, "load") ? INIT_TESTS_LOAD
+						  : INIT_TESTS_DEFAULT;
+		if (o->tests == INIT_TESTS_DEFAULT)
+			bad(o, key, val, "expected keep or load");
 	} else {
 		char *end;
 

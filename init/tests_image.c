@@ -4,12 +4,15 @@
  * snapshot. The init reads it only after the handoff (before the ready point nothing may look
  * at it: the saved state would hold what it saw). No driver: the device's BAR 2 through sysfs.
  * The reader takes what the builder writes (regular files, directories, symlinks, hard links)
- * and trusts no size: every field is checked against the region. */
+ * and trusts no size: every field is checked against the region. The VM that saved the state
+ * had the tests in its initramfs too: a restored VM told tapboot.tests=keep (the same tests)
+ * reads nothing, one told load replaces them. */
 #include "init.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "protocol.h"
 
 /* QEMU's ivshmem (hw/misc/ivshmem.c): Red Hat's vendor id, PCI_DEVICE_ID_IVSHMEM. */
 #define IVSHMEM_VENDOR "0x1af4"
@@ -320,6 +324,16 @@ static bool find_device(char *dir, size_t size)
 	return found;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	/* everything under the top, which stays */
+	if (f->level > 0 && remove(path) < 0)
+		return errno;
+	return 0;
+}
+
 void init_tests_image(struct init_ctx *c)
 {
 	char dir[512], path[600];
@@ -328,8 +342,18 @@ void init_tests_image(struct init_ctx *c)
 	void *map;
 	int fd;
 
-	if (!find_device(dir, sizeof(dir)))
+	if (c->opt.tests == INIT_TESTS_KEEP || !find_device(dir, sizeof(dir)))
 		return;
+	if (c->opt.tests == INIT_TESTS_LOAD) {
+		/* the saved state's tests go: a test the image does not have must not run */
+		int e;
+
+		snprintf(path, sizeof(path), "%s" TAPBOOT_TESTS_DIR, c->root);
+		e = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		if (e && !(e < 0 && errno == ENOENT))
+			strbuf_addf(&c->out, "# init: cannot remove the saved tests under '%s': %s\n",
+				    path, strerror(e > 0 ? e : errno));
+	}
 	/* memory decoding is off until a driver enables the device; sysfs's enable does it */
 	snprintf(path, sizeof(path), "%s/enable", dir);
 	fd = open(path, O_WRONLY | O_CLOEXEC);

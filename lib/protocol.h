@@ -43,6 +43,11 @@
 #define TAPBOOT_ARG_KEY "tapboot.key="	 /* the run's secret, 32 hex digits */
 #define TAPBOOT_ARG_SEED "tapboot.seed=" /* 64 hex digits mixed into the kernel's RNG, reseeded */
 #define TAPBOOT_ARG_TIME "tapboot.time=" /* the host's CLOCK_REALTIME, SECONDS.NANOSECONDS */
+/* With a tests image (an ivshmem device): "keep", the guest holds this VM's tests under /tests
+ * already (the saved state has the same); "load", what is under /tests goes and the device's
+ * archive is unpacked there. Without it (a cold boot's command line): the device is read when
+ * there is one. */
+#define TAPBOOT_ARG_TESTS "tapboot.tests="
 
 /* Where the builder puts things in the image. */
 #define TAPBOOT_PLAN_PATH "/tapboot/plan"

@@ -39,6 +39,12 @@ static void vm_ready(struct vm *vm)
 {
 	struct run *r = vm->r;
 
+	/* the kernel unpacked its initramfs long ago */
+	if (vm->saver && r->saver_initrd) {
+		unlink(r->saver_initrd);
+		free(r->saver_initrd);
+		r->saver_initrd = NULL;
+	}
 	if (vm->saver && r->snap.state == SNAPSHOT_BUILD) {
 		char *err = NULL;
 
@@ -109,6 +115,8 @@ char *vm_handoff_line(const struct vm *vm)
 		for (size_t i = 0; i < sizeof(seed); i++)
 			strbuf_addf(&sb, "%02x", seed[i]);
 	}
+	if (r->tests_image)
+		strbuf_addf(&sb, " " TAPBOOT_ARG_TESTS "%s", vm->tests_in_ram ? "keep" : "load");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	strbuf_addf(&sb, " " TAPBOOT_ARG_TIME "%lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
 	return strbuf_detach(&sb);
@@ -179,9 +187,12 @@ int vm_resume_restored(struct vm *vm)
 	if (qmp_incoming(&vm->qmp, QEMU_SPAWN_INCOMING_FD, 30, &err) == 0 &&
 	    qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
 		fprintf(vm->console,
-			"tapboot: VM %u started from snapshot %s (saved at the init's ready point; "
+			"tapboot: VM %u started from snapshot %s (saved at the init's ready point%s; "
 			"--no-snapshot boots cold)\n",
-			vm->index, r->snap.path);
+			vm->index, r->snap.path,
+			!r->tests_image	    ? ""
+			: vm->tests_in_ram ? ", with this run's tests"
+					    : ", the tests from this run's tests image");
 		fflush(vm->console);
 		hand_off(vm);
 		return 0;

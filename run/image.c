@@ -1,5 +1,7 @@
 /* image.c: the initramfs of a run: its inputs (the tests, {arch} expanded; the kselftest
  * manifest), the init and target for its arch, the builder. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,11 +132,89 @@ static int pad_tests_image(struct run *r)
 
 	if (stat(r->tests_image, &st) < 0)
 		return error_errno("cannot stat '%s'", r->tests_image);
+	r->tests_len = (unsigned long long)st.st_size;
 	while (size < (unsigned long long)st.st_size)
 		size <<= 1;
 	if (truncate(r->tests_image, (off_t)size) < 0)
 		return error_errno("cannot pad '%s'", r->tests_image);
 	r->tests_size = size;
+	return 0;
+}
+
+/* len bytes of in at its current offset to out; -1 with errno set. */
+static int copy_fd(int in, int out, unsigned long long len)
+{
+	char buf[1 << 16];
+
+	while (len) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)len, 0), w;
+
+		if (n > 0) {
+			len -= (unsigned long long)n;
+			continue;
+		}
+		if (n == 0) {
+			errno = EIO; /* shorter than it was */
+			return -1;
+		}
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -1;
+		/* another file system or none of it: read and write */
+		n = read(in, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf));
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		len -= (unsigned long long)n;
+		for (char *p = buf; n > 0; p += w, n -= w) {
+			w = write(out, p, (size_t)n);
+			if (w < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int run_saver_initrd(struct run *r)
+{
+	static const char zeros[4];
+	char *path;
+	struct stat st;
+	int in = -1, out = -1, ret = -1;
+
+	if (r->saver_initrd)
+		return access(r->saver_initrd, R_OK) == 0 ? 0 : -1;
+	if (!r->tests_image || !r->tests_len)
+		return -1;
+	path = xasprintf("%s/.initramfs+tests.cpio", r->dir);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	in = out < 0 ? -1 : open(r->initrd, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || fstat(in, &st) < 0 || copy_fd(in, out, (unsigned long long)st.st_size) < 0)
+		goto out;
+	if ((st.st_size & 3) && write(out, zeros, 4 - (st.st_size & 3)) != 4 - (st.st_size & 3))
+		goto out;
+	close(in);
+	in = open(r->tests_image, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || copy_fd(in, out, r->tests_len) < 0)
+		goto out;
+	ret = close(out);
+	out = -1;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (ret < 0) {
+		if (!r->o->quiet)
+			fprintf(stderr, "tapboot: cannot write '%s' (%s): the saved VM reads its "
+					"tests after the ready point, as the others\n",
+				path, strerror(errno));
+		unlink(path);
+		free(path);
+		return -1;
+	}
+	r->saver_initrd = path;
 	return 0;
 }
 
@@ -167,6 +247,7 @@ static int build_image(struct run *r)
 	if (r->tests_apart) {
 		r->tests_image = xasprintf("%s/tests.cpio", r->dir);
 		bo.tests_out = r->tests_image;
+		bo.tests_key = r->tests_key;
 	}
 	ret = builder_build(&bo, (const char *const *)r->inputs.v, r->inputs.n, r->initrd,
 			    &r->plan);

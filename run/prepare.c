@@ -330,6 +330,9 @@ void run_release(struct run *r)
 	free(r->dir);
 	free(r->initrd);
 	free(r->tests_image);
+	if (r->saver_initrd)
+		unlink(r->saver_initrd); /* the saver ended before its ready point */
+	free(r->saver_initrd);
 	free(r->accel_note);
 }
 

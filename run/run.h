@@ -87,6 +87,9 @@ struct run_snapshot {
 	unsigned long long ram_size; /* the guest's RAM, bytes (-m) */
 	char *seen_path; /* cache/snapshots/KEY.seen: booted once before (SNAPSHOT_FIRST) */
 	bool noted;	/* the fallback was said */
+	/* the builder's key of the tests the saved guest holds under /tests (KEY.sum), "" when
+	 * it holds none: a restored VM with the same keeps them, another reads its own */
+	char tests_key[65];
 	bool saving;	/* a VM of this run was chosen to save it */
 };
 
@@ -114,6 +117,12 @@ struct run {
 	bool tests_apart;
 	char *tests_image;
 	unsigned long long tests_size;
+	unsigned long long tests_len; /* the archive's own bytes, before the padding */
+	char tests_key[65];	      /* the builder's key of the archive (builder.h) */
+	/* the saving VM's initramfs: the image, then the tests' archive (so the saved state
+	 * holds them, and a VM restored with the same tests need not read them); removed at the
+	 * ready point */
+	char *saver_initrd;
 	char nonce[33];
 	unsigned char key[LINE_TAG_KEY_LEN]; /* the init tags its lines with it (line_tag.h) */
 	struct plan plan;
@@ -155,6 +164,7 @@ struct vm {
 	bool qmp_on;
 	bool restore;	      /* started from the snapshot */
 	bool saver;	      /* saves the snapshot at the ready point */
+	bool tests_in_ram;    /* the guest holds this run's tests already (tapboot.tests=keep) */
 	bool handed_off;      /* its handoff line was written */
 	int ram_fd;	      /* the saver's guest RAM (snapshot_ram_open), if ram_open */
 	bool ram_open;
@@ -216,6 +226,10 @@ char *run_fetch_busybox(const char *arch);
  * directory) into r->initrd, the plan into r->plan (image.c); with check_kconfig, first the
  * kernel's config against what the run needs (kconfig_check_run). -1 after a message. */
 int run_build_image(struct run *r, bool check_kconfig);
+/* r->saver_initrd made (once a run): the image, zeros to a 4-byte boundary (the kernel takes
+ * the next archive there), the tests' archive without its padding. -1 (said in the console's
+ * place: nothing, the saver then reads the tests image like any VM) when it cannot be. */
+int run_saver_initrd(struct run *r);
 
 /* QEMU's version line into out ("unknown" when it cannot be had), cached per binary
  * (finish.c). */

@@ -135,6 +135,7 @@ static void key_text(struct run *r, const struct strlist *argv, struct strbuf *s
  * data. */
 struct snap_sums {
 	uint64_t state_size, state_sum, ram_size, ram_sum, ram_data;
+	char tests[65]; /* the builder's key of the tests the guest holds, "" for none */
 };
 
 static bool read_sum(const char *path, struct snap_sums *v)
@@ -148,6 +149,9 @@ static bool read_sum(const char *path, struct snap_sums *v)
 		    "tapboot-snapshot 2 state %" SCNu64 " %" SCNx64 " ram %" SCNu64 " %" SCNx64
 		    " %" SCNu64,
 		    &v->state_size, &v->state_sum, &v->ram_size, &v->ram_sum, &v->ram_data) == 5;
+	/* optional: a guest saved without its tests has none */
+	if (!ok || fscanf(fp, " tests %64[0-9a-f]", v->tests) != 1 || strlen(v->tests) != 64)
+		v->tests[0] = '\0';
 	fclose(fp);
 	return ok;
 }
@@ -212,8 +216,10 @@ static bool snapshot_check(struct run *r)
 		why = "its checksum file is missing or unreadable";
 	else if (!(why = check_file(r->snap.path, false, v.state_size, v.state_sum)))
 		why = check_file(which = r->snap.ram_path, true, v.ram_size, v.ram_sum);
-	if (!why)
+	if (!why) {
+		memcpy(r->snap.tests_key, v.tests, sizeof(v.tests));
 		return true;
+	}
 	if (!r->o->quiet)
 		fprintf(stderr, "tapboot: snapshot '%s' is not usable: %s; saving it again\n", which,
 			why);
@@ -290,8 +296,9 @@ static int write_sum(FILE *fp, const void *ctx)
 
 	fprintf(fp,
 		"tapboot-snapshot 2 state %" PRIu64 " %016" PRIx64 " ram %" PRIu64 " %016" PRIx64
-		" %" PRIu64 "\n",
-		v->state_size, v->state_sum, v->ram_size, v->ram_sum, v->ram_data);
+		" %" PRIu64 "%s%s\n",
+		v->state_size, v->state_sum, v->ram_size, v->ram_sum, v->ram_data,
+		v->tests[0] ? " tests " : "", v->tests);
 	return 0;
 }
 
@@ -353,6 +360,7 @@ int snapshot_save(struct run *r, struct vm *vm)
 	double t0 = now_s();
 	int fd, ram_fd = -1;
 
+	memcpy(v.tests, vm->tests_in_ram ? r->tests_key : "", vm->tests_in_ram ? sizeof(v.tests) : 1);
 	fd = temp_beside(r->snap.path, &tmp);
 	if (fd >= 0) {
 		close(fd);
@@ -399,6 +407,7 @@ int snapshot_save(struct run *r, struct vm *vm)
 	}
 	free(tmp);
 	free(ram_tmp);
+	memcpy(r->snap.tests_key, v.tests, sizeof(v.tests));
 	r->snap.state = SNAPSHOT_READY;
 	if (!r->o->quiet)
 		fprintf(stderr,

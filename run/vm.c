@@ -184,7 +184,7 @@ static void vm_reset(struct vm *vm)
 	if (vm->ram_open)
 		close(vm->ram_fd);
 	vm->ram_open = false;
-	vm->handed_off = vm->rline_over = false;
+	vm->handed_off = vm->rline_over = vm->tests_in_ram = false;
 	vm->rlen = 0;
 }
 
@@ -267,6 +267,10 @@ int vm_start(struct vm *vm)
 			vm->saver = vm->ram_open;
 		}
 		vm->restore = r->snap.state == SNAPSHOT_READY;
+		/* the saved guest holds the tests of the run that saved it: this run's too when
+		 * the builder's key of them is the same */
+		vm->tests_in_ram = vm->restore && r->tests_image && r->snap.tests_key[0] &&
+				   !strcmp(r->snap.tests_key, r->tests_key);
 		if (vm->restore) {
 			/* QEMU reads the state from the file itself: through "exec:cat" (a pipe)
 			 * loading took 1.2-1.7 s against 0.55 s here (arm64, 63 MB, the RAM in
@@ -304,6 +308,18 @@ int vm_start(struct vm *vm)
 		 * here). */
 		if (vm->restore && i + 1 < vm->argv.n &&
 		    (!strcmp(a, "-kernel") || !strcmp(a, "-initrd") || !strcmp(a, "-append"))) {
+			i++;
+			continue;
+		}
+		/* The saver boots with the tests in its initramfs too, so the saved state holds
+		 * them and VMs restored with the same tests do not read the device again (41 MB
+		 * of kselftests unpacked in every VM). The key is the command line's: the image,
+		 * and the tests image's size. */
+		if (vm->saver && r->tests_image && i + 1 < vm->argv.n && !strcmp(a, "-initrd") &&
+		    run_saver_initrd(r) == 0) {
+			strlist_push(&spawn_argv, a);
+			strlist_push(&spawn_argv, r->saver_initrd);
+			vm->tests_in_ram = true;
 			i++;
 			continue;
 		}

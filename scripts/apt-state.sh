@@ -57,9 +57,14 @@ apt_state() {
 	[ "$(id -u)" != 0 ] || aptopts="$aptopts -o APT::Sandbox::User=root"
 	if [ ! -f "$state/updated" ] || [ -n "$(find "$state/updated" -mmin +1440 2>/dev/null)" ]; then
 		echo "$who: apt-get update for $debarch${3:+ $release} (private state in $state)" >&2
+		# An index that fails (a mirror caught mid-sync: "File has unexpected size") is
+		# skipped by apt, which keeps the others: go on with them, and try again next time.
 		# shellcheck disable=SC2086
-		apt-get $aptopts update -q >&2
-		touch "$state/updated"
+		if apt-get $aptopts update -q >&2; then
+			touch "$state/updated"
+		else
+			echo "$who: apt-get update for $debarch failed in part (above); going on with the indexes it fetched" >&2
+		fi
 	fi
 }
 

@@ -168,11 +168,21 @@ n0=$(snaps)
 is "$(verdicts "$WORK/chg1")" "changed=pass() same=fail(exit 1)" "changed test, run 1: verdicts"
 saved=$(sed -n "s/^tapboot: saved the VM at the init's ready point ([^)]*): //p" "$WORK/e-chg1")
 like "$saved" '/snapshots/[0-9a-f]{64}\.state$' "changed test, run 1: saves a snapshot"
+# the same tests again: the saved guest holds them (the saver booted with them in its
+# initramfs), so the restored VMs are told to keep them and read nothing
+"$TAPBOOT" run --kernel "$k" -o "$WORK/chg1b" -q -j 2 "$c/manifest" >/dev/null 2>&1
+is "$(verdicts "$WORK/chg1b")" "changed=pass() same=fail(exit 1)" "unchanged tests, run 1b: verdicts"
+is "$(head -qn1 "$WORK"/chg1b/console.[12].log | grep -c "started from snapshot $saved (saved at the init's ready point, with this run's tests;")" \
+	2 "unchanged tests, run 1b: both VMs keep the tests the snapshot holds"
+ls "$WORK"/chg1b/.initramfs+tests.cpio "$WORK"/chg1/.initramfs+tests.cpio >/dev/null 2>&1
+is "$?" 2 "the saver's initramfs with the tests is not left in the results directory"
 cp "$g/skip" "$c/t" # the test rebuilt: another binary under the same name
 "$TAPBOOT" run --kernel "$k" -o "$WORK/chg2" -q -j 2 "$c/manifest" >/dev/null 2>"$WORK/e-chg2"
 is "$?" 1 "changed test, run 2: exit 1 (same fails)"
 is "$(head -qn1 "$WORK"/chg2/console.[12].log | sed 's/^tapboot: VM [12] started from snapshot \([^ ]*\) .*/\1/' | sort -u)" \
 	"$saved" "changed test, run 2: both VMs start from run 1's snapshot"
+is "$(head -qn1 "$WORK"/chg2/console.[12].log | grep -c ", the tests from this run's tests image;")" 2 \
+	"changed test, run 2: both VMs replace the snapshot's tests with the run's"
 like "$(verdicts "$WORK/chg2")" '^changed=skip\(skip: the frobnicator is not present\) same=fail\(exit 1\)$' \
 	"changed test, run 2: the new binary's verdict"
 is "$(snaps)" $((n0 + 1)) "changed test: one state file for both runs"

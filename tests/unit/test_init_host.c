@@ -677,6 +677,24 @@ static void test_handoff(void)
 	check(strstr(out, "taken only from the host's handoff line") != NULL);
 	free(out);
 
+	/* tapboot.tests= too: only the host's handoff line says whether the saved tests stay */
+	out = run_init(plan, "tapboot.handoff=0 tapboot.tests=keep", &status, NULL);
+	check(strstr(out, "ignoring tapboot.tests=") != NULL);
+	free(out);
+	snprintf(line, sizeof(line), "tapboot.nonce=5eed tapboot.key=%s tapboot.tests=maybe\n",
+		 hexkey);
+	stdin_file = test_write_file("handoff-tests", line, strlen(line), 0600);
+	out = run_init(plan, "tapboot.handoff=1", &status, NULL);
+	check(strstr(out, "expected keep or load") != NULL);
+	free(out);
+	snprintf(line, sizeof(line), "tapboot.nonce=5eed tapboot.key=%s tapboot.tests=keep\n",
+		 hexkey);
+	stdin_file = test_write_file("handoff-keep", line, strlen(line), 0600);
+	out = run_init(plan, "tapboot.handoff=1", &status, NULL);
+	check(strstr(out, "tapboot.tests") == NULL);
+	check(strstr(out, "two ran") != NULL);
+	free(out);
+
 	/* no line: the run cannot start, said as a bail-out, exit 3 */
 	stdin_file = test_write_file("empty", "", 0, 0600);
 	out = run_init(plan, "tapboot.handoff=1", &status, NULL);
