@@ -444,7 +444,7 @@ ks_row() {
 				fi
 			done
 	}
-	local sa3= isodiff=0
+	local sa3= isodiff=0 sl= lname=
 	# --isolate: every test in a VM of its own, started from the snapshot (warmed here: the
 	# -j auto run above saved it, this one uses it)
 	ks_tb auto "$W/ks-iso" --isolate || { na "$what" "$ERR"; return; }
@@ -458,6 +458,9 @@ ks_row() {
 		ks_tb auto "$W/ks-tb2" || { na "$what" "$ERR"; return; }
 		sa2+=" $V"
 		nvms=$(find "$W/ks-tb2" -maxdepth 1 -name 'console.*.log' | wc -l)
+		# the longest test's own time: no schedule of the suite ends before it
+		sl+=" $(jq '[.tests[].duration_s // 0] | max' "$W/ks-tb2/results.json")"
+		lname=$(jq -r '.tests | max_by(.duration_s // 0) | .name' "$W/ks-tb2/results.json")
 		ks_tb auto "$W/ks-iso" --isolate || { na "$what" "$ERR"; return; }
 		sa3+=" $V"
 		# the same verdicts as the shared VMs of -j auto, test by test
@@ -469,6 +472,8 @@ ks_row() {
 	n=$(jq '.tests | length' "$W/ks-tb1/results.json")
 	emit "$what ($n tests${QUICK:+, $targets}): tapboot --kselftest -j 1 vs run_kselftest.sh (busybox initramfs, same QEMU line)" s "<= 1.0" "$sa1" "$sb"
 	emit "$what: tapboot --kselftest -j auto ($nvms VMs on $(nproc) CPUs, started from the snapshot) vs run_kselftest.sh" s "<= 0.35" "$sa2" "$sb"
+	emit "$what: the longest test's own time in the -j auto runs ($lname: the bound no schedule of this suite beats) vs run_kselftest.sh" s - "$sl" "$sb"
+	NOTES+=("kselftest -j auto: $lname alone takes $(awk -v a="$(stats $sl | cut -d' ' -f1)" -v b="$(stats $sb | cut -d' ' -f1)" 'BEGIN { printf "%.3f", a / b }')x of run_kselftest.sh's whole run (its own time, in the guest), so no -j can bring this suite under that ratio; the -j auto row is to be read against it.")
 	emit "$what: tapboot --kselftest --isolate -j auto (each test in a VM of its own, from the snapshot) vs tapboot --kselftest -j auto (shared VMs)" s "<= 1.5" "$sa3" "$sa2"
 	if [ "$isodiff" = 0 ]; then
 		NOTES+=("kselftest --isolate -j auto: the same verdicts as the shared-VM -j auto run, test by test, in all $KS_REPS runs.")

@@ -50,6 +50,7 @@ for r in \
 	"kselftest suite, x86_64 (" \
 	"kselftest suite, x86_64: tapboot --kselftest -j auto" \
 	"kselftest suite, x86_64: tapboot --kselftest --isolate -j auto" \
+	"kselftest suite, x86_64: the longest test's own time" \
 	"warm snapshot, x86_64, one test" \
 	"warm snapshot, arm64, one test" \
 	"-j 2 vs -j 1" \
