@@ -33,8 +33,13 @@ if ! (cd "$work" && apt-get $aptopts download -q "busybox-static:$debarch" >&2);
 fi
 deb=$(ls "$work"/*.deb)
 dpkg -x "$deb" "$work/x"
-[ -x "$work/x/bin/busybox" ] || { echo "fetch-busybox: no bin/busybox in $deb" >&2; exit 1; }
+# bin/busybox up to Debian 12; /usr/bin/busybox in later builds (the merged /usr)
+src=
+for c in "$work/x/bin/busybox" "$work/x/usr/bin/busybox"; do
+	[ -x "$c" ] && [ ! -L "$c" ] && { src=$c; break; }
+done
+[ -n "$src" ] || { echo "fetch-busybox: no bin/busybox or usr/bin/busybox in $deb" >&2; exit 1; }
 mkdir -p "$cache/bin"
-mv "$work/x/bin/busybox" "$bb.tmp"
+mv "$src" "$bb.tmp"
 mv "$bb.tmp" "$bb"
 echo "$bb"
