@@ -24,8 +24,6 @@
 #define INIT_LINE_MAX 4096
 /* Grace between SIGTERM and SIGKILL at a timeout (the "short grace"). */
 #define INIT_GRACE_MS_DEFAULT 2000
-/* How long to drain a test's pipe after everything in its session was killed. */
-#define INIT_DRAIN_MS 500
 /* Kernel log lines printed per test at most (a WARN storm must not flood the console). */
 #define INIT_KMSG_LINES_MAX 200
 
@@ -96,6 +94,10 @@ struct init_kernel {
 	int taint_fd;
 	unsigned long taint_before, taint_after;
 	bool taint_known;
+	/* The last test's end read the taint (taint_after) and /dev/kmsg to its end: the next
+	 * test starts from there, without another pread or seek (tests run back to back; what
+	 * happens between two tests is the next one's). */
+	bool after_known, kmsg_at_end;
 };
 
 struct init_health {
@@ -151,6 +153,10 @@ struct init_ctx {
 	bool modules_loaded;
 	struct strbuf module_diag;
 	struct strbuf tagged; /* init_flush's scratch */
+	/* The tests' output pipe, kept from test to test (init_run_test): its read end
+	 * (non-blocking), and its write end, or -1 when it is the init's own fds 1 and 2 (PID 1:
+	 * a test inherits its stdin, stdout and stderr as they are). */
+	int out_read, out_write;
 };
 
 /* Read the run's secret from path and unlink it; false when there is none (a line on out says

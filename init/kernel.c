@@ -86,9 +86,14 @@ static bool read_taint(struct init_kernel *k, unsigned long *v)
 
 void init_kernel_begin(struct init_kernel *k)
 {
-	if (k->kmsg_fd >= 0)
+	if (k->kmsg_fd >= 0 && !k->kmsg_at_end)
 		lseek(k->kmsg_fd, 0, SEEK_END);
-	k->taint_known = k->taint_path && read_taint(k, &k->taint_before);
+	if (k->after_known) {
+		k->taint_before = k->taint_after;
+		k->taint_known = true;
+	} else {
+		k->taint_known = k->taint_path && read_taint(k, &k->taint_before);
+	}
 }
 
 /* One record: "prio,seq,usec,flags[,more];message" (Documentation/ABI/testing/dev-kmsg). */
@@ -138,6 +143,7 @@ void init_kernel_end(struct init_kernel *k, struct strbuf *out, struct init_heal
 	char *buf = xmalloc(16384);
 
 	memset(h, 0, sizeof(*h));
+	k->kmsg_at_end = false;
 	while (k->kmsg_fd >= 0) {
 		ssize_t n = read(k->kmsg_fd, buf, 16384);
 
@@ -145,12 +151,16 @@ void init_kernel_end(struct init_kernel *k, struct strbuf *out, struct init_heal
 			continue; /* records were overwritten before we read them */
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			k->kmsg_at_end = n == 0 || errno == EAGAIN;
 			break;
+		}
 		init_kmsg_parse(buf, (size_t)n, out, h);
 	}
 	free(buf);
+	k->after_known = false;
 	if (k->taint_known && read_taint(k, &k->taint_after)) {
+		k->after_known = true;
 		h->taint_after = k->taint_after;
 		h->new_taint = k->taint_after & ~k->taint_before;
 		h->bad_taint = h->new_taint & TAINT_BAD;

@@ -22,6 +22,7 @@ static void ctx_init(struct init_ctx *c)
 	c->sigfd = -1;
 	c->grace_ms = INIT_GRACE_MS_DEFAULT;
 	c->kernel.kmsg_fd = -1;
+	c->out_read = c->out_write = -1;
 	c->console = stdout;
 	init_options_init(&c->opt);
 	strbuf_init(&c->out);
@@ -35,6 +36,10 @@ static void ctx_release(struct init_ctx *c)
 		close(c->sigfd);
 	if (c->kernel.kmsg_fd >= 0)
 		close(c->kernel.kmsg_fd);
+	if (c->out_read >= 0)
+		close(c->out_read);
+	if (c->out_write >= 0)
+		close(c->out_write);
 	init_options_release(&c->opt);
 	strbuf_release(&c->out);
 	strbuf_release(&c->tagged);

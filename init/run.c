@@ -41,8 +41,8 @@ enum child_stage { STAGE_CHDIR, STAGE_STDIN, STAGE_EXEC };
 struct spawn_args {
 	const char *path, *cwd;
 	char **argv, **envp;
-	int out;     /* the test's stdout and stderr */
-	int devnull; /* the init's /dev/null (close-on-exec), -1 when it could not open it */
+	int in;	 /* the test's stdin, -1: fd 0 already is (PID 1, tests_stdio) */
+	int out; /* the test's stdout and stderr, -1: fds 1 and 2 already are */
 	int stage;
 	int err; /* 0: the exec happened */
 };
@@ -334,17 +334,15 @@ __attribute__((no_sanitize_address)) static int child(void *arg)
 {
 	struct spawn_args *a = arg;
 	sigset_t none;
-	int fd;
 
 	setsid();
 	a->stage = STAGE_CHDIR;
 	if (chdir(a->cwd) < 0)
 		goto fail;
 	a->stage = STAGE_STDIN;
-	fd = a->devnull >= 0 ? a->devnull : open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (a->in >= 0 && dup2(a->in, 0) < 0)
 		goto fail;
-	if (dup2(fd, 0) < 0 || dup2(a->out, 1) < 0 || dup2(a->out, 2) < 0)
+	if (a->out >= 0 && (dup2(a->out, 1) < 0 || dup2(a->out, 2) < 0))
 		goto fail;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL); /* init_signals_reset() */
@@ -377,6 +375,64 @@ static int devnull_fd(void)
 	if (fd < 0)
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return fd;
+}
+
+static void tests_stdio_close(struct init_ctx *c)
+{
+	if (c->out_read >= 0)
+		close(c->out_read);
+	if (c->out_write >= 0)
+		close(c->out_write);
+	c->out_read = c->out_write = -1;
+}
+
+/* The tests' output pipe, made once and kept: a pipe, two closes and, in the child, three
+ * dup2 calls less per test, and one wake-up (no end of file before the exit). Its read end
+ * does not block: once a test's processes are all gone, what they wrote is in the pipe, and
+ * a read until EAGAIN takes all of it. As PID 1 the init gives itself the fds every test
+ * gets (0 /dev/null, 1 and 2 the pipe) and writes the console through a descriptor of its
+ * own, so a test inherits them as they are. -1 with errno set. */
+static int tests_stdio(struct init_ctx *c)
+{
+	int p[2], fd;
+
+	if (c->out_read >= 0)
+		return 0;
+	if (c->pid1 && c->console == stdout) {
+		FILE *f;
+
+		fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		fflush(stdout);
+		c->console = f;
+		error_set_stream(f); /* fd 2 is the tests' from here on */
+	}
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+		goto fail;
+	if (c->pid1) {
+		fd = devnull_fd();
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+			goto fail;
+		close(p[1]);
+		p[1] = -1;
+	}
+	c->out_read = p[0];
+	c->out_write = p[1];
+	return 0;
+fail:
+	fd = errno;
+	close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	errno = fd;
+	return -1;
 }
 
 static int ms_until(double t)
@@ -451,33 +507,24 @@ static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_res
 		}
 		if (poll(p, *outfd >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
 			sleep_ms(10); /* cannot happen with valid fds; do not spin */
-		if (*outfd >= 0 && p[1].revents && !pump(c, *outfd, o, buf, size)) {
-			close(*outfd);
-			*outfd = -1;
-		}
+		if (*outfd >= 0 && p[1].revents && !pump(c, *outfd, o, buf, size))
+			*outfd = -1; /* cannot happen: the init holds the write end */
 		if (p[0].revents & POLLIN)
 			read_signals(c);
 		init_reap(ch);
 	}
 }
 
-/* Everything in the session was killed, so the pipe ends soon; a writer that escaped (it
- * cannot, short of ptrace tricks) costs INIT_DRAIN_MS, not the run. */
+/* Every process of the test is gone (init_sweep): what they wrote is in the pipe. */
 static void drain(struct init_ctx *c, int fd, struct init_output *o, char *buf, size_t size)
 {
-	double end = now_s() + INIT_DRAIN_MS / 1000.0;
+	ssize_t n;
 
-	while (fd >= 0) {
-		struct pollfd p = {fd, POLLIN, 0};
-		int ms = ms_until(end);
-
-		if (ms == 0 || poll(&p, 1, ms) <= 0)
-			break;
-		if (!pump(c, fd, o, buf, size))
-			break;
-	}
-	if (fd >= 0)
-		close(fd);
+	while ((n = read(fd, buf, size)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0) {
+			init_output_feed(o, buf, (size_t)n);
+			init_flush(c);
+		}
 }
 
 static char *image_dir(const char *path)
@@ -501,9 +548,11 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	struct spawn_args sa;
 	struct init_output o;
 	struct init_health h;
-	int outp[2] = {-1, -1};
-	size_t bufsize = 65536;
-	char *buf = xmalloc(bufsize);
+	int outfd;
+	/* one for the whole run: a 64 KiB malloc and free per test can move the heap's top and
+	 * take its page faults again, each slow under TCG */
+	static char buf[65536];
+	size_t bufsize = sizeof(buf);
 	double start;
 
 	(void)num;
@@ -517,25 +566,31 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	c->in_test = true;
 	init_kernel_begin(&c->kernel);
 	start = now_s();
-	if (pipe2(outp, O_CLOEXEC) < 0) {
+	if (tests_stdio(c) < 0 || (!c->pid1 && devnull_fd() < 0)) {
 		r->exec_errno = errno;
-		r->reason = xasprintf("cannot create a pipe: %s", strerror(errno));
+		r->reason = xasprintf("cannot set up the test's stdin, stdout and stderr: %s",
+				      strerror(errno));
 		goto out;
 	}
 	fflush(NULL);
-	sa = (struct spawn_args){path, cwd, argv, envp, outp[1], devnull_fd(), STAGE_CHDIR, 0};
+	sa = (struct spawn_args){.path = path,
+				 .cwd = cwd,
+				 .argv = argv,
+				 .envp = envp,
+				 .in = c->pid1 ? -1 : devnull_fd(),
+				 .out = c->out_write,
+				 .stage = STAGE_CHDIR};
 	ch.pid = spawn(&sa);
 	if (ch.pid < 0) {
 		r->exec_errno = errno;
 		r->reason = xasprintf("cannot fork: %s", strerror(errno));
 		goto out;
 	}
-	close(outp[1]);
-	outp[1] = -1;
 	/* Back here once the child has exec'd or exited; sa.err says which. */
 	if (sa.err)
 		exec_failed(r, &sa);
-	wait_test(c, &ch, r, &outp[0], &o, start, buf, bufsize);
+	outfd = c->out_read;
+	wait_test(c, &ch, r, &outfd, &o, start, buf, bufsize);
 	r->duration_s = now_s() - start;
 	if (ch.done && WIFEXITED(ch.status)) {
 		r->exited = true;
@@ -546,14 +601,14 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	/* The test is over when its main process is: what it left behind goes now, so a daemon
 	 * holding the pipe open cannot stall the run or write into the next test's output. */
 	init_sweep(&ch);
-	drain(c, outp[0], &o, buf, bufsize);
-	outp[0] = -1;
-	if (!ch.none_left)
+	drain(c, c->out_read, &o, buf, bufsize);
+	if (!ch.none_left) {
+		/* Something of the test survived SIGKILL (or is still dying) and may write
+		 * later: the next test gets a pipe of its own. */
 		init_reap(NULL);
+		tests_stdio_close(c);
+	}
 out:
-	for (int i = 0; i < 2; i++)
-		if (outp[i] >= 0)
-			close(outp[i]);
 	if (!r->duration_s)
 		r->duration_s = now_s() - start;
 	init_output_finish(&o);
@@ -564,7 +619,6 @@ out:
 	init_health_release(&h);
 	free_vec(argv);
 	free_vec(envp);
-	free(buf);
 	free(path);
 	free(dir);
 	free(cwd);

@@ -9,9 +9,16 @@
 /* Set once by main(); a static so every helper can report without a context argument. */
 static const char *prog = "tapboot";
 
+static FILE *stream;
+
 void error_set_prog(const char *p)
 {
 	prog = p;
+}
+
+void error_set_stream(FILE *f)
+{
+	stream = f;
 }
 
 const char *error_prog(void)
@@ -24,10 +31,13 @@ static void vreport(const char *kind, const char *fmt, va_list ap, int errnum)
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	FILE *f = stream ? stream : stderr;
+
 	if (errnum)
-		fprintf(stderr, "%s: %s%s: %s\n", prog, kind, msg, strerror(errnum));
+		fprintf(f, "%s: %s%s: %s\n", prog, kind, msg, strerror(errnum));
 	else
-		fprintf(stderr, "%s: %s%s\n", prog, kind, msg);
+		fprintf(f, "%s: %s%s\n", prog, kind, msg);
+	fflush(f);
 }
 
 int error(const char *fmt, ...)

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Exit codes are the interface (README "Exit status"). */
 enum {
@@ -19,6 +20,9 @@ enum {
 /* The word before the colon in every message ("tapboot", "tapboot-init"); a static so the
  * helpers need no context argument, set once in main(). */
 void error_set_prog(const char *prog);
+/* Where messages go (default: stderr); the guest's init points them at its console once its
+ * standard error is the tests' output pipe. */
+void error_set_stream(FILE *stream);
 const char *error_prog(void);
 
 /* Print "prog: message" to stderr and return -1, so library code can `return error(...)`. */

@@ -1,8 +1,11 @@
 /* test_init.c: the init's parts called directly: output nesting and sanitising, options and
  * selection, kernel-log checks, verdicts and the exact verdict lines. */
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "init.h"
@@ -273,6 +276,43 @@ static char *report(struct init_result *r, const struct init_output *o, const st
 	return report_as(r, o, h, true);
 }
 
+/* Tests run back to back: a test starts from the /dev/kmsg position and the taint its
+ * predecessor ended with, so what the kernel logs or taints between two tests is the next
+ * one's, not lost. */
+static void test_kernel_between_tests(void)
+{
+	static const char before[] = "4,1,1,-;WARNING: before the first test\n";
+	const char *kmsg = test_write_file("kmsg", before, strlen(before), 0644);
+	const char *taint = test_write_file("tainted", "0\n", 2, 0644);
+	struct init_kernel k = {.kmsg_fd = open(kmsg, O_RDONLY | O_NONBLOCK), .taint_path = taint};
+	struct init_health h;
+	struct strbuf out;
+	FILE *f;
+
+	strbuf_init(&out);
+	check(k.kmsg_fd >= 0);
+	init_kernel_begin(&k);
+	init_kernel_end(&k, &out, &h);
+	check(!h.first_bad && !h.new_taint && !out.len); /* the log before the first test */
+	init_health_release(&h);
+	check(k.kmsg_at_end && k.after_known);
+	f = fopen(kmsg, "a");
+	check(f != NULL);
+	fputs("4,2,2,-;WARNING: between two tests\n", f);
+	fclose(f);
+	test_write_file("tainted", "512\n", 4, 0644);
+	init_kernel_begin(&k);
+	init_kernel_end(&k, &out, &h);
+	check(h.first_bad && !strcmp(h.first_bad, "WARNING: between two tests"));
+	check(h.new_taint == 512 && h.bad_taint == 512);
+	check(strstr(out.buf, "taint changed from 0 to 512") != NULL);
+	init_health_release(&h);
+	close(k.kmsg_fd);
+	if (k.taint_open)
+		close(k.taint_fd);
+	strbuf_release(&out);
+}
+
 static void test_verdicts(void)
 {
 	struct init_result r;
@@ -378,6 +418,8 @@ int main(void)
 	TEST(test_options, "kernel command-line options");
 	TEST(test_select, "filter, shard and only select tests");
 	TEST(test_kmsg, "kernel log records at warning level and kernel reports");
+	TEST(test_kernel_between_tests,
+	     "the kernel's log and taint between two tests: the next one's");
 	TEST(test_verdicts, "verdict lines and YAML blocks");
 	return test_done();
 }
