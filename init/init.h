@@ -171,6 +171,9 @@ void init_signals_reset(void);
 void init_signal_note(struct init_ctx *c, int signo, int pid);
 const char *init_signal_name(int signo, char *buf, size_t size);
 
+/* Close the tests' output pipe (init_run_test makes a new one when it next needs it). */
+void init_tests_stdio_close(struct init_ctx *c);
+
 /* Write ctx->out to the console and empty it. */
 void init_flush(struct init_ctx *c);
 

@@ -36,10 +36,7 @@ static void ctx_release(struct init_ctx *c)
 		close(c->sigfd);
 	if (c->kernel.kmsg_fd >= 0)
 		close(c->kernel.kmsg_fd);
-	if (c->out_read >= 0)
-		close(c->out_read);
-	if (c->out_write >= 0)
-		close(c->out_write);
+	init_tests_stdio_close(c);
 	init_options_release(&c->opt);
 	strbuf_release(&c->out);
 	strbuf_release(&c->tagged);

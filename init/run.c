@@ -377,7 +377,7 @@ static int devnull_fd(void)
 	return fd;
 }
 
-static void tests_stdio_close(struct init_ctx *c)
+void init_tests_stdio_close(struct init_ctx *c)
 {
 	if (c->out_read >= 0)
 		close(c->out_read);
@@ -396,6 +396,8 @@ static int tests_stdio(struct init_ctx *c)
 {
 	int p[2], fd;
 
+	if (devnull_fd() < 0)
+		return -1; /* the tests' stdin */
 	if (c->out_read >= 0)
 		return 0;
 	if (c->pid1 && c->console == stdout) {
@@ -453,28 +455,26 @@ static void exec_failed(struct init_result *r, const struct spawn_args *a)
 		r->reason = xasprintf("cannot exec '%s': %s", a->path, strerror(a->err));
 }
 
-/* Read what the pipe has; false at end of file. */
-static bool pump(struct init_ctx *c, int fd, struct init_output *o, char *buf, size_t size)
+/* Read what the pipe has into the test's output: read(2)'s result, errno set when < 0. */
+static ssize_t pump(struct init_ctx *c, int fd, struct init_output *o, char *buf, size_t size)
 {
 	ssize_t n = read(fd, buf, size);
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (n <= 0)
-		return false;
-	init_output_feed(o, buf, (size_t)n);
-	init_flush(c);
-	return true;
+	if (n > 0) {
+		init_output_feed(o, buf, (size_t)n);
+		init_flush(c);
+	}
+	return n;
 }
 
-static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_result *r, int *outfd,
+static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_result *r, int outfd,
 		      struct init_output *o, double start, char *buf, size_t size)
 {
 	enum { RUNNING, TERM_SENT, KILL_SENT } phase = RUNNING;
 	double next = r->timeout_s ? start + r->timeout_s : 0;
 
 	while (!ch->done) {
-		struct pollfd p[2] = {{c->sigfd, POLLIN, 0}, {*outfd, POLLIN, 0}};
+		struct pollfd p[2] = {{c->sigfd, POLLIN, 0}, {outfd, POLLIN, 0}};
 		int ms = next ? ms_until(next) : -1;
 
 		if (ms == 0) {
@@ -505,10 +505,15 @@ static void wait_test(struct init_ctx *c, struct init_child *ch, struct init_res
 			init_flush(c);
 			continue;
 		}
-		if (poll(p, *outfd >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
+		if (poll(p, outfd >= 0 ? 2 : 1, ms) < 0 && errno != EINTR)
 			sleep_ms(10); /* cannot happen with valid fds; do not spin */
-		if (*outfd >= 0 && p[1].revents && !pump(c, *outfd, o, buf, size))
-			*outfd = -1; /* cannot happen: the init holds the write end */
+		if (outfd >= 0 && p[1].revents) {
+			ssize_t n = pump(c, outfd, o, buf, size);
+
+			/* cannot happen: the init holds the write end */
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				outfd = -1;
+		}
 		if (p[0].revents & POLLIN)
 			read_signals(c);
 		init_reap(ch);
@@ -520,11 +525,8 @@ static void drain(struct init_ctx *c, int fd, struct init_output *o, char *buf, 
 {
 	ssize_t n;
 
-	while ((n = read(fd, buf, size)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0) {
-			init_output_feed(o, buf, (size_t)n);
-			init_flush(c);
-		}
+	while ((n = pump(c, fd, o, buf, size)) > 0 || (n < 0 && errno == EINTR))
+		;
 }
 
 static char *image_dir(const char *path)
@@ -548,7 +550,6 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	struct spawn_args sa;
 	struct init_output o;
 	struct init_health h;
-	int outfd;
 	/* one for the whole run: a 64 KiB malloc and free per test can move the heap's top and
 	 * take its page faults again, each slow under TCG */
 	static char buf[65536];
@@ -566,7 +567,7 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	c->in_test = true;
 	init_kernel_begin(&c->kernel);
 	start = now_s();
-	if (tests_stdio(c) < 0 || (!c->pid1 && devnull_fd() < 0)) {
+	if (tests_stdio(c) < 0) {
 		r->exec_errno = errno;
 		r->reason = xasprintf("cannot set up the test's stdin, stdout and stderr: %s",
 				      strerror(errno));
@@ -589,8 +590,7 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 	/* Back here once the child has exec'd or exited; sa.err says which. */
 	if (sa.err)
 		exec_failed(r, &sa);
-	outfd = c->out_read;
-	wait_test(c, &ch, r, &outfd, &o, start, buf, bufsize);
+	wait_test(c, &ch, r, c->out_read, &o, start, buf, bufsize);
 	r->duration_s = now_s() - start;
 	if (ch.done && WIFEXITED(ch.status)) {
 		r->exited = true;
@@ -606,7 +606,7 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 		/* Something of the test survived SIGKILL (or is still dying) and may write
 		 * later: the next test gets a pipe of its own. */
 		init_reap(NULL);
-		tests_stdio_close(c);
+		init_tests_stdio_close(c);
 	}
 out:
 	if (!r->duration_s)

@@ -28,11 +28,10 @@ const char *error_prog(void)
 
 static void vreport(const char *kind, const char *fmt, va_list ap, int errnum)
 {
+	FILE *f = stream ? stream : stderr;
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	FILE *f = stream ? stream : stderr;
-
 	if (errnum)
 		fprintf(f, "%s: %s%s: %s\n", prog, kind, msg, strerror(errnum));
 	else
