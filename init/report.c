@@ -129,15 +129,21 @@ void init_report(struct strbuf *sb, unsigned num, const char *name, const struct
 	default:
 		break;
 	}
+	/* A plain pass when tagged: one line, its duration in a comment (node-tap's "# time="),
+	 * no block. The host's parser takes a verified init verdict of that form as exit 0
+	 * (tap_parser.c, compact_pass). 54 bytes less per test at 3-4 us a byte (docs/init.md). */
+	if (tagged && r->verdict == VERDICT_PASS && r->exited && !r->exit_code && !r->reason &&
+	    !r->taint) {
+		snprintf(buf, sizeof(buf), "time=%lums",
+			 (unsigned long)(r->duration_s * 1000.0 + 0.5));
+		tap_result(sb, 0, true, num, name, buf, NULL);
+		return;
+	}
 	tap_result(sb, 0, ok, num, name, directive, directive ? r->reason : NULL);
 	tap_yaml_begin(sb, 0);
 	snprintf(buf, sizeof(buf), "%.3f", r->duration_s);
 	tap_yaml_raw(sb, 0, "duration_s", buf);
-	/* A plain pass leaves out "exit: 0" when tagged: the host's parser takes a pass whose
-	 * block it verified and that has neither exit nor signal as exit 0 (tap_parser.c,
-	 * init_block). 8 of about 140 bytes per test at 4 us a byte (docs/init.md). */
-	if (r->exited &&
-	    (!tagged || r->exit_code || r->verdict != VERDICT_PASS || r->reason || r->taint)) {
+	if (r->exited) {
 		snprintf(buf, sizeof(buf), "%d", r->exit_code);
 		tap_yaml_raw(sb, 0, "exit", buf);
 	} else if (r->signo) {

@@ -115,6 +115,8 @@ struct tap_parser {
 	/* The init tags its YAML block once, on the "  ..." line (line_tag.h): after its verdict
 	 * the block's lines are held until that tag is found right, else they are test output. */
 	bool block_want;     /* an init verdict was just accepted: its block may follow */
+	bool yaml_may;	     /* the last init line was a verdict or a block's (an old console's
+			      * block tagged per line): a tagged 2-space line may be the init's */
 	uint64_t block_seq;  /* the number its block's tag must have: the verdict's + 1 */
 	bool block_open;     /* lines held in block */
 	struct strbuf block; /* the held lines, joined by '\n' */
@@ -761,7 +763,7 @@ static void result_done(struct tap_parser *p)
 	p->in_yaml = false;
 	t = yaml_target(p);
 	if (t) {
-		/* the init leaves "exit: 0" out of a plain pass's block (init/report.c) */
+		/* an older init left "exit: 0" out of a plain pass's block */
 		if (p->init_block && t->verdict == VERDICT_PASS && t->exit_code < 0 &&
 		    !p->yaml_signal)
 			t->exit_code = 0;
@@ -868,6 +870,19 @@ static size_t directive(const char *s, size_t n, enum verdict *v, bool ok)
 	return 0;
 }
 
+/* A result's comment "time=12ms" (node-tap's; the init's plain pass, init/report.c): the
+ * duration in seconds, -1 when the comment is something else. */
+static double time_comment(const char *s)
+{
+	char *end;
+	double d;
+
+	if (strncmp(s, "time=", 5) || !is_digit(s[5]))
+		return -1;
+	d = decimal(s + 5, &end);
+	return d >= 0 && !strcmp(end, "ms") ? d / 1000.0 : -1;
+}
+
 static char *unescape_desc(struct tap_parser *p, const char *s, size_t n)
 {
 	char *out = a_alloc(p, n + 1);
@@ -963,6 +978,11 @@ static void handle_result(struct tap_parser *p, size_t li, const char *s, size_t
 	if (!t->name || !*t->name)
 		t->name = a_str(p, subname ? subname : "");
 	t->verdict = v;
+	if (reason && time_comment(reason) >= 0) {
+		t->duration_s = time_comment(reason);
+		free(reason);
+		reason = NULL;
+	}
 	t->reason = a_take(p, reason);
 	if (t->reason && !strncmp(t->reason, "exit=", 5) && is_digit(t->reason[5]))
 		t->exit_code = atoi(t->reason + 5); /* kselftest runner: "not ok 2 name # exit=1" */
@@ -1416,6 +1436,10 @@ static bool in_sequence(struct tap_parser *p, const char *s, size_t n, uint64_t 
 		p->running = 0;
 		return true;
 	}
+	/* the init's YAML is a verdict's block only: a tagged "  ..." elsewhere is a forgery
+	 * (without the key it could carry the next number) */
+	if (n >= 2 && s[0] == ' ' && s[1] == ' ')
+		return p->yaml_may;
 	if (classify(s, n) == K_RESULT) {
 		i = s[0] == 'o' ? 2 : 6;
 		i = skip_sp(s, n, i);
@@ -1520,6 +1544,19 @@ static bool block_line(struct tap_parser *p, const char *s, size_t n)
 	return false;
 }
 
+/* The init verdict just accepted is a plain pass on one line, "ok N name # time=2ms", with no
+ * block (init/report.c): the init writes that form only for exit 0 with no reason or taint. */
+static bool compact_pass(struct tap_parser *p)
+{
+	struct tap_test *t = yaml_target(p);
+
+	if (!t || !p->await || p->yaml_level || t->verdict != VERDICT_PASS ||
+	    t->duration_s < 0 || t->reason)
+		return false;
+	t->exit_code = 0;
+	return true;
+}
+
 static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 {
 	size_t off, body;
@@ -1568,7 +1605,10 @@ checked:
 	/* its block, tagged once when tags are in play (an untagged console's is plain TAP);
 	 * any other init line (one of an old block tagged per line) ends the wait */
 	p->block_want = seq && classify(s, body) == K_RESULT;
+	p->yaml_may = classify(s, body) == K_RESULT || (body >= 2 && s[0] == ' ' && s[1] == ' ');
 	p->block_seq = seq + 1;
+	if (p->block_want && compact_pass(p))
+		p->block_want = false;
 }
 
 /* Every line after splitting and printk-prefix stripping comes here. */

@@ -56,7 +56,10 @@ like "$(grep -c ' ~tb:[0-9]*:[A-P][A-Za-z0-9_-]\{10\}$' "$WORK/console1")" '^[1-
 # the init's YAML blocks were used (one tag each, on the "  ..." line): durations and exits
 is "$(jq -r '[.tests[] | "\(.exit_code // "-"):\(.duration_s != null)"] | join(" ")' "$d/results.json")" \
 	"0:true 1:true 1:true -:true 0:true" "the init's blocks: every duration, exit 0 of a plain pass implied"
-like "$(grep -c '^  \.\.\. ~tb:' "$WORK/console1")" '^[5-9]$' "a YAML block is tagged once, on its end line"
+# the three failures' blocks (and the forger's made-up one); the passes are one line each
+like "$(grep -c '^  \.\.\. ~tb:' "$WORK/console1")" '^[4-9]$' "a YAML block is tagged once, on its end line"
+is "$(grep -cE '^ok [0-9]+ (a_first|e_last) # time=[0-9]+ms ~tb:[0-9]+:[A-P][A-Za-z0-9_-]{10}$' "$WORK/console1")" 2 \
+	"a plain pass is one tagged line with its time"
 ok "$(grep -q '^  duration_s: 9.999' "$d/tests/b_forger.log"; echo $?)" "the forged block is in the forger's log"
 ok "$(grep -qxF 'ok 3 c_victim' "$WORK/console1"; echo $?)" "console.log keeps the forged lines"
 # every forged line is in the forger's log

@@ -323,8 +323,15 @@ static void test_verdicts(void)
 	r.exited = true;
 	r.duration_s = 0.0125;
 	s = report(&r, NULL, NULL);
-	/* a plain pass: exit 0 is implied (the host's parser reads it so) */
-	check_str(s, "ok 3 grp:name \\#1\n  ---\n  duration_s: 0.013\n  ...\n");
+	/* a plain pass: one line, the duration in a comment, exit 0 implied (the host's parser
+	 * reads it so), no block */
+	check_str(s, "ok 3 grp:name \\#1 # time=13ms\n");
+	free(s);
+	memset(&r, 0, sizeof(r));
+	r.exited = true;
+	r.duration_s = 61.2344;
+	s = report(&r, NULL, NULL);
+	check_str(s, "ok 3 grp:name \\#1 # time=61234ms\n");
 	free(s);
 	/* untagged (no key: plain TAP for any reader), it is written out */
 	memset(&r, 0, sizeof(r));

@@ -422,11 +422,74 @@ static void t_block(void)
 	free(text);
 }
 
+/* A plain pass is one tagged line, "ok N name # time=Nms" (init/report.c): exit 0 and the
+ * duration from it, no block awaited; lines a test writes around it change nothing. */
+static void t_compact_pass(void)
+{
+	static const char *const lines[] = {
+		"!# tapboot: begin nonce=n1 tests=3 kernel=k",
+		"!TAP version 13",
+		"!1..3",
+		"!# tapboot: run 1 a",
+		"ok 1 a # time=1ms", /* the test's own, untagged */
+		"!ok 1 a # time=14ms",
+		"  ---", /* a survivor's forged block after the verdict */
+		"  exit: 7",
+		"  ... ~tb:99:AEjRWeJq83v",
+		"!# tapboot: run 2 b",
+		/* a block's end with the next number, before any verdict: without the key the
+		 * number fits, but the init's YAML only follows a verdict */
+		"  ... ~tb:7:PPPPPPPPPPP",
+		"!not ok 2 b # time=5ms", /* not a pass: its block is still awaited */
+		"=  ---",
+		"=  duration_s: 0.020",
+		"=  exit: 1",
+		"=  reason: \"exit 1\"",
+		"=  ...",
+		"!# tapboot: run 3 c",
+		"!ok 3 c # time=61234ms",
+		"!# tapboot: end nonce=n1 pass=2 fail=1",
+		NULL,
+	};
+	char *text = console(lines, true), *v;
+	struct tap_parser *p;
+	const struct tap_test *t;
+	size_t n;
+
+	v = exits(text, TAP_PARSE_TAPBOOT, key, NULL);
+	check_str(v, "1=pass:0:d 2=fail:1:d 3=pass:0:d");
+	free(v);
+	v = exits(text, TAP_PARSE_AUTO, NULL, NULL); /* tapboot parse, no key */
+	check_str(v, "1=pass:0:d 2=fail:1:d 3=pass:0:d");
+	free(v);
+	p = tap_parser_new("n1", NULL);
+	tap_parser_set_mode(p, TAP_PARSE_TAPBOOT, key);
+	tap_parser_feed(p, text, strlen(text));
+	tap_parser_finish(p, NULL);
+	t = tap_parser_tests(p, &n);
+	if (check_int(n, ==, 3)) {
+		check(t[0].duration_s == 0.014 && !t[0].reason);
+		check(t[1].duration_s == 0.020);
+		check(t[2].duration_s == 61.234 && !t[2].reason);
+	}
+	check(tap_parser_summary(p)->complete);
+	tap_parser_free(p);
+	free(text);
+	/* not the init's: the duration is read, no exit is implied; another comment stays the
+	 * reason */
+	v = exits("TAP version 13\n1..3\nok 1 a # time=3ms\nok 2 b # time=3s\n"
+		  "ok 3 c # time=x\n",
+		  TAP_PARSE_FOREIGN, NULL, NULL);
+	check_str(v, "1=pass:-1:d 2=pass:-1:- 3=pass:-1:-");
+	free(v);
+}
+
 int main(void)
 {
 	error_set_prog("tapboot");
 	TEST(t_siphash, "SipHash-2-4 test vectors");
 	TEST(t_shape, "tag shape: append, split, check; wrong line, key or shape fails");
+	TEST(t_compact_pass, "a plain pass on one tagged line: exit 0 and its time, no block");
 	TEST(t_forgery, "forged results, markers, tags, kmsg and unfinished lines make no result");
 	TEST(t_replay_and_end, "replayed init lines; the end line only after the last result");
 	TEST(t_block, "a YAML block's one tag: used only when right; forged, replayed, cut");
