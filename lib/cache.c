@@ -271,7 +271,7 @@ void cache_prune(void)
 {
 	static const char *const dirs[] = {"segments", "vmlinux"};
 	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION,
-						    STAT_CACHE_SNAPSHOT_OK};
+						    STAT_CACHE_SNAPSHOT_OK, STAT_CACHE_APPLETS};
 	char *top = cache_path();
 	struct cache_entry *v = NULL;
 	size_t n = 0, alloc = 0;

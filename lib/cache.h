@@ -18,6 +18,7 @@ bool stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
 #define STAT_CACHE_SHA256 "sha256"
 #define STAT_CACHE_QEMU_VERSION "qemu-version"
 #define STAT_CACHE_SNAPSHOT_OK "snapshot-ok" /* a snapshot state summed whole (run/snapshot.c) */
+#define STAT_CACHE_APPLETS "busybox-applets" /* `busybox --list-full`, space-separated */
 void stat_cache_put(const char *prefix, const char *file, const char *value);
 /* Cache upkeep, after every run and build: the segment, vmlinux and snapshot caches are cut, least
  * recently used first, to $TAPBOOT_CACHE_MB (default 2048) MiB, never removing what was used in

@@ -872,6 +872,64 @@ static void test_busybox(void)
 	builder_opts_release(&o);
 }
 
+/* The applet list is the busybox's own (--list-full), kept in the stat cache while that
+ * busybox is unchanged: a second build reads it from there. */
+static void test_busybox_applet_cache(void)
+{
+	const char *in[] = {tmp("tree")};
+	const char *entry = "cache/tapboot/busybox-applets-_usr_bin_busybox";
+	struct builder_opts o;
+	struct plan p;
+	char *err, *out, *cache = xstrdup(tmp("cache"));
+	int ret;
+
+	setenv("XDG_CACHE_HOME", cache, 1);
+	opts_x86(&o);
+	o.busybox = 0;
+	plan_init(&p);
+	free(build(&o, in, 1, tmp("bb.cpio"), &p, &ret));
+	check_int(ret, ==, 0);
+	plan_release(&p);
+	/* one line with the file's identity, one with the applets */
+	out = sh("sed -n 2p cache/tapboot/busybox-applets-_usr_bin_busybox | tr ' ' '\\n' | "
+		 "grep -cxE 'bin/sh|usr/bin/awk|sbin/modprobe'",
+		 NULL);
+	check_str(out, "3\n");
+	free(out);
+	/* what the cache says is what the next build links */
+	out = sh("sed -i '2s|.*|bin/sh usr/bin/only-from-the-cache|' "
+		 "cache/tapboot/busybox-applets-_usr_bin_busybox",
+		 NULL);
+	free(out);
+	plan_init(&p);
+	err = build(&o, in, 1, tmp("bb.cpio"), &p, &ret);
+	check_int(ret, ==, 0);
+	out = sh("cpio -it --quiet < bb.cpio | grep -cE '^(usr/bin/only-from-the-cache|usr/bin/awk)$'",
+		 NULL);
+	check_str(out, "1\n");
+	free(out);
+	free(err);
+	plan_release(&p);
+	/* busybox changed (here: the entry's identity line no longer matches): run it again */
+	out = sh("sed -i '1s|^|x|' cache/tapboot/busybox-applets-_usr_bin_busybox", NULL);
+	free(out);
+	plan_init(&p);
+	free(build(&o, in, 1, tmp("bb.cpio"), &p, &ret));
+	check_int(ret, ==, 0);
+	out = sh("cpio -it --quiet < bb.cpio | grep -cE '^(usr/bin/only-from-the-cache|usr/bin/awk)$'",
+		 NULL);
+	check_str(out, "1\n");
+	free(out);
+	out = sh("cpio -it --quiet < bb.cpio | grep -cx usr/bin/awk", NULL);
+	check_str(out, "1\n");
+	free(out);
+	plan_release(&p);
+	builder_opts_release(&o);
+	check(exists(tmp(entry)));
+	unsetenv("XDG_CACHE_HOME");
+	free(cache);
+}
+
 static void test_modules(void)
 {
 	struct builder_opts o;
@@ -1385,6 +1443,7 @@ int main(void)
 	TEST(test_dynamic_host, "dynamic host test: interpreter and libraries, own-dir library");
 	TEST(test_dynamic_arm64, "dynamic arm64 test from Debian's cross sysroot");
 	TEST(test_busybox, "busybox: auto, never, shell from inputs, wrong architecture");
+	TEST(test_busybox_applet_cache, "busybox's applet list: from the stat cache while it is unchanged");
 	TEST(test_modules, "modules: requested ones with modules.dep dependencies, whole tree");
 	TEST(test_compression, "compression: reproducible, each verified by its own tool");
 	TEST(test_source_date_epoch, "SOURCE_DATE_EPOCH sets every mtime");
