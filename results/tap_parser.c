@@ -1607,8 +1607,11 @@ checked:
 	p->block_want = seq && classify(s, body) == K_RESULT;
 	p->yaml_may = classify(s, body) == K_RESULT || (body >= 2 && s[0] == ' ' && s[1] == ' ');
 	p->block_seq = seq + 1;
-	if (p->block_want && compact_pass(p))
+	if (p->block_want && compact_pass(p)) {
+		/* complete now, as a block's "  ..." completes its verdict */
 		p->block_want = false;
+		result_done(p);
+	}
 }
 
 /* Every line after splitting and printk-prefix stripping comes here. */
