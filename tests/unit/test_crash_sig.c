@@ -227,11 +227,43 @@ static void test_titles(void)
 	check(crash_sig_from_text(clean, strlen(clean)) == NULL);
 }
 
+/* From a file (mapped, not read into a buffer): the same signature as from its text, also for a
+ * file of exactly one page whose last line has no newline and no byte after it, an empty file
+ * and a missing one. */
+static void test_from_file(void)
+{
+	static const char crash[] = "[ 5.1] BUG: KASAN: use-after-free in foo+0x5e/0x90";
+	struct strbuf sb = STRBUF_INIT;
+	struct crash_sig *a, *b;
+
+	strbuf_init(&sb);
+	while (sb.len + 40 < 4096 - (sizeof(crash) - 1))
+		strbuf_addstr(&sb, "[ 1.0] an ordinary line of the log....\n");
+	while (sb.len < 4096 - (sizeof(crash) - 1))
+		strbuf_addch(&sb, 'x');
+	strbuf_addstr(&sb, crash);
+	check_int(sb.len, ==, 4096);
+	a = crash_sig_from_file(test_write_file("page.log", sb.buf, sb.len, 0644));
+	b = crash_sig_from_text(sb.buf, sb.len);
+	if (check(a != NULL && b != NULL)) {
+		check_str(a->title, b->title);
+		check_int(a->nids, ==, b->nids);
+		check_str(a->ids[0], "BUG:KASAN:use-after-free_in_foo");
+		check_str(a->excerpt, b->excerpt);
+	}
+	crash_sig_free(a);
+	crash_sig_free(b);
+	check(crash_sig_from_file(test_write_file("empty.log", "", 0, 0644)) == NULL);
+	check(crash_sig_from_file("/nonexistent/x.log") == NULL);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	error_set_prog("test_crash_sig");
 	TEST(test_lkp_pairs, "the 87 lkp console/id pairs give lkp's id sets");
 	TEST(test_decoded, "decoded and raw lines give the same id");
 	TEST(test_titles, "syzkaller-style titles and lkp ids of common crashes");
+	TEST(test_from_file, "from a mapped file: the same as from its text, at a page's end too");
 	return test_done();
 }
