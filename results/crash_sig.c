@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "strbuf.h"
 
 /* A problem pattern: a literal that any matching line holds (the fast filter), and an extended
@@ -1374,53 +1375,37 @@ char *crash_scan_excerpt(const struct crash_scan *s, const char *buf, size_t len
 	return xstrndup(p, q - p);
 }
 
-/* The file mapped, not copied: tapboot parse reads a 100 MB console twice (the parser, then
- * this scan), and a 100 MB buffer grown by doubling cost 25,000 page faults and a copy of the
- * file (63% of the parse's faults, at about 5 us each on a para-virtualised host). */
-static struct crash_sig *sig_from_mapped(const char *path, bool *done)
+struct crash_sig *crash_sig_from_file(const char *path)
 {
 	struct crash_sig *sig;
 	struct stat st;
-	void *m;
+	char *buf;
+	size_t len;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	*done = false;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > SIZE_MAX / 2) {
-		close(fd);
-		return NULL;
+	/* Mapped, not copied: tapboot parse reads a 100 MB console twice (the parser, then this
+	 * scan), and reading it into a buffer grown by doubling cost 25,000 page faults and a
+	 * copy of the file (63% of the parse's faults, about 5 us each on a para-virtualised
+	 * host). */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX / 2) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+
+		if (m != MAP_FAILED) {
+			close(fd);
+			sig = crash_sig_from_text(m, (size_t)st.st_size);
+			munmap(m, (size_t)st.st_size);
+			return sig;
+		}
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	close(fd);
-	if (m == MAP_FAILED)
+	/* an empty file, a pipe, a mapping refused */
+	if (read_file(path, &buf, &len) < 0)
 		return NULL;
-	*done = true;
-	sig = crash_sig_from_text(m, (size_t)st.st_size);
-	munmap(m, (size_t)st.st_size);
-	return sig;
-}
-
-struct crash_sig *crash_sig_from_file(const char *path)
-{
-	bool done;
-	struct crash_sig *mapped = sig_from_mapped(path, &done);
-
-	if (done)
-		return mapped;
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return NULL;
-	struct strbuf sb;
-	char buf[65536];
-	size_t n;
-	strbuf_init(&sb);
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(fp);
-	struct crash_sig *sig = crash_sig_from_text(sb.buf ? sb.buf : "", sb.len);
-	strbuf_release(&sb);
+	sig = crash_sig_from_text(buf, len);
+	free(buf);
 	return sig;
 }
 

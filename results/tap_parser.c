@@ -978,8 +978,7 @@ static void handle_result(struct tap_parser *p, size_t li, const char *s, size_t
 	if (!t->name || !*t->name)
 		t->name = a_str(p, subname ? subname : "");
 	t->verdict = v;
-	if (reason && time_comment(reason) >= 0) {
-		t->duration_s = time_comment(reason);
+	if (reason && (t->duration_s = time_comment(reason)) >= 0) {
 		free(reason);
 		reason = NULL;
 	}
@@ -1332,6 +1331,12 @@ static void process_line(struct tap_parser *p, const char *s, size_t n, bool ker
 
 /* ---- sequencing: which lines are the init's ---- */
 
+/* A YAML line's indent at the top level (the init's block): two spaces. */
+static bool two_space(const char *s, size_t n)
+{
+	return n >= 2 && s[0] == ' ' && s[1] == ' ';
+}
+
 static bool nested_line(const char *s, size_t n)
 {
 	return n >= TAPBOOT_NEST_INDENT && !memcmp(s, "    ", TAPBOOT_NEST_INDENT);
@@ -1438,7 +1443,7 @@ static bool in_sequence(struct tap_parser *p, const char *s, size_t n, uint64_t 
 	}
 	/* the init's YAML is a verdict's block only: a tagged "  ..." elsewhere is a forgery
 	 * (without the key it could carry the next number) */
-	if (n >= 2 && s[0] == ' ' && s[1] == ' ')
+	if (two_space(s, n))
 		return p->yaml_may;
 	if (classify(s, n) == K_RESULT) {
 		i = s[0] == 'o' ? 2 : 6;
@@ -1544,23 +1549,25 @@ static bool block_line(struct tap_parser *p, const char *s, size_t n)
 	return false;
 }
 
-/* The init verdict just accepted is a plain pass on one line, "ok N name # time=2ms", with no
- * block (init/report.c): the init writes that form only for exit 0 with no reason or taint. */
-static bool compact_pass(struct tap_parser *p)
+/* The init verdict just accepted, when it is a plain pass on one line, "ok N name # time=2ms",
+ * with no block (init/report.c): the init writes that form only for exit 0 with no reason or
+ * taint, and only a time comment gives a verdict its duration before a block. NULL otherwise. */
+static struct tap_test *compact_pass(struct tap_parser *p)
 {
 	struct tap_test *t = yaml_target(p);
 
-	if (!t || !p->await || p->yaml_level || t->verdict != VERDICT_PASS ||
-	    t->duration_s < 0 || t->reason)
-		return false;
-	t->exit_code = 0;
-	return true;
+	return t && p->await && !p->yaml_level && t->verdict == VERDICT_PASS &&
+			       t->duration_s >= 0 && !t->reason
+		       ? t
+		       : NULL;
 }
 
 static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool kernel)
 {
 	size_t off, body;
 	uint64_t seq;
+	struct tap_test *t;
+	bool verdict;
 
 	/* the kernel's lines (printk, /dev/kmsg, a KUnit module) are the running test's output;
 	 * but a test's unfinished line that looked like a printk prefix can run into an init
@@ -1604,11 +1611,13 @@ checked:
 	process_line(p, s, body, false, true);
 	/* its block, tagged once when tags are in play (an untagged console's is plain TAP);
 	 * any other init line (one of an old block tagged per line) ends the wait */
-	p->block_want = seq && classify(s, body) == K_RESULT;
-	p->yaml_may = classify(s, body) == K_RESULT || (body >= 2 && s[0] == ' ' && s[1] == ' ');
+	verdict = classify(s, body) == K_RESULT;
+	p->block_want = seq && verdict;
+	p->yaml_may = verdict || two_space(s, body);
 	p->block_seq = seq + 1;
-	if (p->block_want && compact_pass(p)) {
-		/* complete now, as a block's "  ..." completes its verdict */
+	if (p->block_want && (t = compact_pass(p))) {
+		/* exit 0, and complete now, as a block's "  ..." completes its verdict */
+		t->exit_code = 0;
 		p->block_want = false;
 		result_done(p);
 	}

@@ -877,7 +877,8 @@ static void test_busybox(void)
 static void test_busybox_applet_cache(void)
 {
 	const char *in[] = {tmp("tree")};
-	const char *entry = "cache/tapboot/busybox-applets-_usr_bin_busybox";
+	/* the stat cache's entry for the host's busybox, relative to the test's directory */
+#define APPLETS_ENTRY "cache/tapboot/busybox-applets-_usr_bin_busybox"
 	struct builder_opts o;
 	struct plan p;
 	char *err, *out, *cache = xstrdup(tmp("cache"));
@@ -891,15 +892,13 @@ static void test_busybox_applet_cache(void)
 	check_int(ret, ==, 0);
 	plan_release(&p);
 	/* one line with the file's identity, one with the applets */
-	out = sh("sed -n 2p cache/tapboot/busybox-applets-_usr_bin_busybox | tr ' ' '\\n' | "
+	out = sh("sed -n 2p " APPLETS_ENTRY " | tr ' ' '\\n' | "
 		 "grep -cxE 'bin/sh|usr/bin/awk|sbin/modprobe'",
 		 NULL);
 	check_str(out, "3\n");
 	free(out);
 	/* what the cache says is what the next build links */
-	out = sh("sed -i '2s|.*|bin/sh usr/bin/only-from-the-cache|' "
-		 "cache/tapboot/busybox-applets-_usr_bin_busybox",
-		 NULL);
+	out = sh("sed -i '2s|.*|bin/sh usr/bin/only-from-the-cache|' " APPLETS_ENTRY, NULL);
 	free(out);
 	plan_init(&p);
 	err = build(&o, in, 1, tmp("bb.cpio"), &p, &ret);
@@ -911,7 +910,7 @@ static void test_busybox_applet_cache(void)
 	free(err);
 	plan_release(&p);
 	/* busybox changed (here: the entry's identity line no longer matches): run it again */
-	out = sh("sed -i '1s|^|x|' cache/tapboot/busybox-applets-_usr_bin_busybox", NULL);
+	out = sh("sed -i '1s|^|x|' " APPLETS_ENTRY, NULL);
 	free(out);
 	plan_init(&p);
 	free(build(&o, in, 1, tmp("bb.cpio"), &p, &ret));
@@ -925,7 +924,8 @@ static void test_busybox_applet_cache(void)
 	free(out);
 	plan_release(&p);
 	builder_opts_release(&o);
-	check(exists(tmp(entry)));
+	check(exists(tmp(APPLETS_ENTRY)));
+#undef APPLETS_ENTRY
 	unsetenv("XDG_CACHE_HOME");
 	free(cache);
 }
