@@ -62,8 +62,12 @@ struct qemu_spawn_io {
 #define QEMU_SPAWN_INCOMING_FD 4
 #define QEMU_SPAWN_RAM_FD 5
 
+/* GLIBC_TUNABLES for QEMU given the caller's value (NULL: unset): glibc.malloc.hugetlb=1
+ * added, or NULL when the caller set that tunable (kept as it is). Allocated. */
+char *qemu_env_tunables(const char *current);
 /* Start argv (argv->v[0] found on PATH) with stdin /dev/null (io NULL) or as io says, in its
- * own process group. -1 after a message when it cannot be started (with an install hint). */
+ * own process group, with our environment and GLIBC_TUNABLES as qemu_env_tunables says. -1
+ * after a message when it cannot be started (with an install hint). */
 int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *install_hint,
 	       const struct qemu_spawn_io *io);
 enum watch_result qemu_watch(struct qemu_proc *p, struct watch_opts *o);

@@ -172,6 +172,48 @@ static void test_qemu_fatal(void)
 	free(t);
 }
 
+static void check_tunables(const char *in, const char *want)
+{
+	char *t = qemu_env_tunables(in);
+
+	if (want)
+		check_str(t, want);
+	else
+		check(t == NULL);
+	free(t);
+}
+
+static void test_tunables(void)
+{
+	struct seen s;
+	double took;
+	int st;
+
+	check_tunables(NULL, "glibc.malloc.hugetlb=1");
+	check_tunables("", "glibc.malloc.hugetlb=1");
+	check_tunables("glibc.malloc.arena_max=2",
+		       "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+	/* the caller's own choice stands, wherever it is in the list */
+	check_tunables("glibc.malloc.hugetlb=0", NULL);
+	check_tunables("glibc.rtld.nns=2:glibc.malloc.hugetlb=2", NULL);
+	/* a longer name that starts the same is another tunable */
+	check_tunables("x.glibc.malloc.hugetlb=0", "x.glibc.malloc.hugetlb=0:glibc.malloc.hugetlb=1");
+	check_tunables("glibc.malloc.hugetlbx=0", "glibc.malloc.hugetlbx=0:glibc.malloc.hugetlb=1");
+	/* what the child process really gets, and the rest of the environment with it */
+	unsetenv("GLIBC_TUNABLES");
+	setenv("TAPBOOT_TEST_ENV", "kept", 1);
+	run_sh("echo \"$GLIBC_TUNABLES $TAPBOOT_TEST_ENV\"", 5, 10, NULL, &s, &took, &st);
+	check_str(s.out.buf, "glibc.malloc.hugetlb=1 kept\n");
+	strbuf_release(&s.out);
+	setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1);
+	run_sh("echo \"$GLIBC_TUNABLES\"", 5, 10, NULL, &s, &took, &st);
+	check_str(s.out.buf, "glibc.malloc.hugetlb=0\n");
+	strbuf_release(&s.out);
+	check_str(getenv("GLIBC_TUNABLES"), "glibc.malloc.hugetlb=0");
+	unsetenv("GLIBC_TUNABLES");
+	unsetenv("TAPBOOT_TEST_ENV");
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -181,6 +223,7 @@ int main(void)
 	TEST(test_finish, "finish request ends the watch");
 	TEST(test_console_closed_first, "an exit after the console closed is waited for");
 	TEST(test_qemu_fatal, "QEMU's fatal stderr line ends the watch; how QEMU ended, in words");
+	TEST(test_tunables, "QEMU gets glibc.malloc.hugetlb=1 unless the caller chose it");
 	TEST(test_missing_binary, "a missing binary says what to install");
 	return test_done();
 }
