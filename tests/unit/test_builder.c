@@ -11,6 +11,7 @@
 
 #include "builder.h"
 #include "harness.h"
+#include "run.h"
 
 static char *tmp(const char *rel)
 {
@@ -1328,8 +1329,9 @@ static void test_kselftest_tree(void)
 	builder_opts_release(&o);
 }
 
-/* A foreign busybox: Debian's busybox-static for arm64 (scripts/fetch-busybox.sh, cached),
- * its applet links from the host's busybox. */
+/* A foreign busybox: Debian's busybox-static for arm64 (scripts/fetch-busybox.sh, cached;
+ * fetched here, through the fetcher tapboot run and tapboot build give the builder, when the
+ * cache has none: a fresh machine's make check), its applet links from the host's busybox. */
 static void test_busybox_arm64(void)
 {
 	struct builder_opts o;
@@ -1345,6 +1347,7 @@ static void test_busybox_arm64(void)
 	o.target.elf_class = 64;
 	o.quiet = true;
 	o.busybox = 0;
+	o.fetch_busybox = run_fetch_busybox;
 	plan_init(&p);
 	err = build(&o, in, 1, tmp("bb64.cpio"), &p, &ret);
 	check_int(ret, ==, 0);
