@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -184,6 +185,9 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 			    inherit_fd(ram, QEMU_SPAWN_RAM_FD) < 0)
 				_exit(127);
 		}
+		/* before exec: QEMU's threads inherit it (setpriority on a pid sets one thread) */
+		if (io && io->nice > 0 && setpriority(PRIO_PROCESS, 0, io->nice) < 0)
+			_exit(127);
 		execvpe(argv->v[0], argv->v, env);
 		child_errno = errno;
 		if (write(exec_err[1], &child_errno, sizeof(child_errno)) < 0)

@@ -57,6 +57,7 @@ struct qemu_spawn_io {
 	int qmp_fd;	 /* -1: none */
 	int incoming_fd; /* a saved state to start from (-incoming fd:4), -1: none */
 	int ram_fd;	 /* the guest's RAM file (qemu_argv_ram_file), -1: none */
+	int nice;	 /* > 0: QEMU and all its threads at this nice value */
 };
 #define QEMU_SPAWN_QMP_FD 3
 #define QEMU_SPAWN_INCOMING_FD 4

@@ -165,6 +165,8 @@ struct vm {
 	bool restore;	      /* started from the snapshot */
 	bool saver;	      /* saves the snapshot at the ready point */
 	bool tests_in_ram;    /* the guest holds this run's tests already (tapboot.tests=keep) */
+	bool background;      /* not the run's longest expected VM (durations of earlier runs):
+			       * its QEMU runs niced (VM_BACKGROUND_NICE, vm.c) */
 	bool handed_off;      /* its handoff line was written */
 	int ram_fd;	      /* the saver's guest RAM (snapshot_ram_open), if ram_open */
 	bool ram_open;

@@ -205,6 +205,15 @@ static bool balance_shards(struct run *r, size_t nshards, const struct durations
 		load[best] += est[i];
 		r->vms[best].tests[r->vms[best].ntests++] = order[i];
 	}
+	{
+		size_t crit = 0;
+
+		for (size_t v = 1; v < nshards; v++)
+			if (load[v] > load[crit])
+				crit = v;
+		for (size_t v = 0; v < nshards; v++)
+			r->vms[v].background = v != crit;
+	}
 	ok = true;
 	for (size_t v = 0; v < nshards; v++) {
 		struct vm *vm = &r->vms[v];
@@ -226,6 +235,7 @@ static bool balance_shards(struct run *r, size_t nshards, const struct durations
 		for (size_t v = 0; v < nshards; v++) {
 			memcpy(r->vms[v].tests, saved[v], saved_n[v] * sizeof(**saved));
 			r->vms[v].ntests = saved_n[v];
+			r->vms[v].background = false;
 			free(r->vms[v].select_args);
 			r->vms[v].select_args = NULL;
 		}
@@ -291,6 +301,7 @@ static void isolate_vms(struct run *r, size_t *sel, size_t nsel, const struct du
 
 		vm->r = r;
 		vm->index = (unsigned)v + 1;
+		vm->background = known && v > 0;
 		vm->tests = xcalloc(1, sizeof(size_t));
 		vm->tests[vm->ntests++] = sel[v];
 		vm->console_path = console_path(r, v);

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,9 @@ static enum watch_action on_console(void *ctx, const char *buf, size_t len)
 	return WATCH_CONTINUE;
 }
 
+/* what run_sh's child gets besides its console (NULL: stdin /dev/null) */
+static const struct qemu_spawn_io *spawn_io;
+
 static enum watch_result run_sh(const char *script, double idle, double deadline,
 				const char *finish_on, struct seen *s, double *took, int *status)
 {
@@ -40,7 +44,7 @@ static enum watch_result run_sh(const char *script, double idle, double deadline
 	strlist_push(&argv, "/bin/sh");
 	strlist_push(&argv, "-c");
 	strlist_push(&argv, script);
-	if (qemu_spawn(&p, &argv, "x", NULL) < 0) {
+	if (qemu_spawn(&p, &argv, "x", spawn_io) < 0) {
 		strlist_release(&argv);
 		return WATCH_EXITED;
 	}
@@ -214,6 +218,29 @@ static void test_tunables(void)
 	unsetenv("TAPBOOT_TEST_ENV");
 }
 
+/* io.nice: the child and the threads it starts later run at that nice value (on top of ours) */
+static void test_nice(void)
+{
+	struct qemu_spawn_io io = {.qmp_fd = -1, .incoming_fd = -1, .ram_fd = -1, .nice = 10};
+	struct seen s;
+	double took;
+	int st, base = getpriority(PRIO_PROCESS, 0);
+	char want[16];
+
+	snprintf(want, sizeof(want), "%d\n", base + 10 > 19 ? 19 : base + 10);
+	spawn_io = &io;
+	run_sh("exec nice", 5, 10, NULL, &s, &took, &st);
+	check_str(s.out.buf, want);
+	strbuf_release(&s.out);
+	io.nice = 0;
+	snprintf(want, sizeof(want), "%d\n", base);
+	run_sh("exec nice", 5, 10, NULL, &s, &took, &st);
+	check_str(s.out.buf, want);
+	strbuf_release(&s.out);
+	spawn_io = NULL;
+	check_int(getpriority(PRIO_PROCESS, 0), ==, base);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -224,6 +251,7 @@ int main(void)
 	TEST(test_console_closed_first, "an exit after the console closed is waited for");
 	TEST(test_qemu_fatal, "QEMU's fatal stderr line ends the watch; how QEMU ended, in words");
 	TEST(test_tunables, "QEMU gets glibc.malloc.hugetlb=1 unless the caller chose it");
+	TEST(test_nice, "a niced VM's QEMU runs at that nice value, the caller does not");
 	TEST(test_missing_binary, "a missing binary says what to install");
 	return test_done();
 }

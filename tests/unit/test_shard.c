@@ -68,6 +68,8 @@ static void t_modulo_without_durations(void)
 	check_str(f.r.vms[0].select_args, "tapboot.shard=0/2");
 	check_str(f.r.vms[1].select_args, "tapboot.shard=1/2");
 	check(strstr(f.r.vms[1].console_path, "/console.2.log") != NULL);
+	/* no estimates: no VM is put behind another */
+	check(!f.r.vms[0].background && !f.r.vms[1].background);
 	durations_release(&d);
 	teardown(&f);
 }
@@ -112,6 +114,15 @@ static void t_balanced_with_durations(void)
 	check_str(tests_of(&f.r.vms[1]), "1,2,3");
 	check_str(f.r.vms[0].select_args, "tapboot.only=1");
 	check_str(f.r.vms[1].select_args, "tapboot.only=2-4");
+	/* a tie: the first of the longest VMs runs at full priority, the others niced */
+	check(!f.r.vms[0].background && f.r.vms[1].background);
+	teardown(&f);
+	/* three VMs: long | mid | short1, short2: only the one with "long" is not niced */
+	setup(&f, names, 4, 3, NULL);
+	shard_plan_vms(&f.r, &d);
+	check_int(f.r.nvms, ==, 3);
+	for (size_t v = 0; v < f.r.nvms && v < 3; v++)
+		check(f.r.vms[v].background == !!strcmp(tests_of(&f.r.vms[v]), "0"));
 	teardown(&f);
 	durations_release(&d);
 }
@@ -128,6 +139,7 @@ static void t_too_few_known_durations(void)
 	shard_plan_vms(&f.r, &d);
 	check_str(tests_of(&f.r.vms[0]), "0,2,4");
 	check_str(f.r.vms[0].select_args, "tapboot.shard=0/2");
+	check(!f.r.vms[0].background && !f.r.vms[1].background);
 	teardown(&f);
 	durations_release(&d);
 }
@@ -233,6 +245,8 @@ static void t_isolate(void)
 	check_str(f.r.vms[0].select_args, "tapboot.only=1");
 	check_str(f.r.vms[2].select_args, "tapboot.only=3 tapboot.disruptive=1");
 	check(strstr(f.r.vms[4].console_path, "/console.5.log") != NULL);
+	for (size_t v = 0; v < f.r.nvms; v++)
+		check(!f.r.vms[v].background);
 	teardown(&f);
 
 	/* without --disruptive a disruptive test is in its VM, and skipped there as always */
@@ -265,6 +279,10 @@ static void t_isolate_longest_first(void)
 		check_str(tests_of(&f.r.vms[v]), want[v]);
 	check_str(f.r.vms[0].select_args, "tapboot.only=3");
 	check(strstr(f.r.vms[0].console_path, "/console.1.log") != NULL);
+	/* the longest known VM at full priority, the others niced */
+	check(!f.r.vms[0].background);
+	for (size_t v = 1; v < f.r.nvms; v++)
+		check(f.r.vms[v].background);
 	teardown(&f);
 	durations_release(&d);
 }
