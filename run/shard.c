@@ -205,15 +205,6 @@ static bool balance_shards(struct run *r, size_t nshards, const struct durations
 		load[best] += est[i];
 		r->vms[best].tests[r->vms[best].ntests++] = order[i];
 	}
-	{
-		size_t crit = 0;
-
-		for (size_t v = 1; v < nshards; v++)
-			if (load[v] > load[crit])
-				crit = v;
-		for (size_t v = 0; v < nshards; v++)
-			r->vms[v].background = v != crit;
-	}
 	ok = true;
 	for (size_t v = 0; v < nshards; v++) {
 		struct vm *vm = &r->vms[v];
@@ -235,10 +226,19 @@ static bool balance_shards(struct run *r, size_t nshards, const struct durations
 		for (size_t v = 0; v < nshards; v++) {
 			memcpy(r->vms[v].tests, saved[v], saved_n[v] * sizeof(**saved));
 			r->vms[v].ntests = saved_n[v];
-			r->vms[v].background = false;
 			free(r->vms[v].select_args);
 			r->vms[v].select_args = NULL;
 		}
+	} else {
+		/* the shard expected to take longest runs at full priority, the others niced
+		 * (vm.c); disruptive tests' own VMs are not shards and are not niced */
+		size_t crit = 0;
+
+		for (size_t v = 1; v < nshards; v++)
+			if (load[v] > load[crit])
+				crit = v;
+		for (size_t v = 0; v < nshards; v++)
+			r->vms[v].background = v != crit;
 	}
 out:
 	if (saved)

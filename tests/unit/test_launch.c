@@ -218,7 +218,8 @@ static void test_tunables(void)
 	unsetenv("TAPBOOT_TEST_ENV");
 }
 
-/* io.nice: the child and the threads it starts later run at that nice value (on top of ours) */
+/* io.nice: the child runs at that nice value on top of ours (set before exec, so the threads
+ * QEMU starts inherit it); the caller keeps its own */
 static void test_nice(void)
 {
 	struct qemu_spawn_io io = {.qmp_fd = -1, .incoming_fd = -1, .ram_fd = -1, .nice = 10};
