@@ -37,11 +37,16 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -Ilib -D_GNU_SOURCE -DTAPBOOT_VERSION='"$(VERS
 HOST_CFLAGS := $(BASE_CFLAGS) -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDIR='"$(OUT)"' \
 	-DTAPBOOT_BUILDDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
-# The include paths are the dependency rule (docs/DESIGN.md): a module (builder/, qemu/,
-# results/) sees only lib/ (and its own folder's headers, by "" lookup); run/ sees the modules;
-# cli/ sees run/ too. An include the wrong way fails to compile.
-MODULE_INC := -Ibuilder -Iqemu -Iresults
-inc_of = $(if $(filter cli/% run/%,$(1)),$(MODULE_INC) -Irun)
+# The include paths are the dependency rule (docs/DESIGN.md):
+#   cli -> lkp, lava, kcidb -> run -> builder, kernel, qemu, results -> lib
+# A module (builder/, kernel/, qemu/, results/) sees only lib/ (and its own folder's headers, by
+# "" lookup); run/ sees the modules; lkp/, lava/ and kcidb/ see run/ too, never each other;
+# cli/ sees them all. An include the wrong way fails to compile.
+MODULE_INC := -Ibuilder -Ikernel -Iqemu -Iresults
+SERVICE_INC := $(MODULE_INC) -Irun
+inc_of = $(strip $(if $(filter cli/%,$(1)),$(SERVICE_INC) -Ilkp -Ilava -Ikcidb, \
+	$(if $(filter lkp/% lava/% kcidb/%,$(1)),$(SERVICE_INC), \
+	$(if $(filter run/%,$(1)),$(MODULE_INC)))))
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
 # libarchive drags in libxml2, ICU and libstdc++ for formats tapboot never writes, and loading
@@ -63,7 +68,8 @@ endif
 
 # ---- sources: folders are the architecture (docs in README "Layout") ----
 LIB_SRCS := $(sort $(wildcard lib/*.c))
-HOST_SRCS := $(sort $(wildcard builder/*.c qemu/*.c results/*.c run/*.c cli/*.c))
+HOST_DIRS := builder kernel qemu results run lkp lava kcidb cli
+HOST_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS))))
 HOST_MAIN := cli/tapboot.c
 INIT_SRCS := $(sort $(wildcard init/*.c))
 INIT_MAIN := init/main.c
@@ -213,7 +219,7 @@ $(OUT)/tests/harness.o: tests/harness.c tests/harness.h
 $(OUT)/tests/unit/%: tests/unit/%.c $(OUT)/tests/harness.o $(LIBINIT_SAN) $(LIBTAPBOOT_SAN)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  TEST-CC $<')
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests -Iinit -Ibuilder -Iqemu -Iresults -Irun -Icli -O1 -g $(SAN_FLAGS) \
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests -Iinit $(addprefix -I,$(HOST_DIRS)) -O1 -g $(SAN_FLAGS) \
 		-DTAPBOOT_HOST_TEST -o $@ $< $(OUT)/tests/harness.o $(LIBINIT_SAN) $(LIBTAPBOOT_SAN) \
 		$(HOST_LIBS)
 
