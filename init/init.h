@@ -176,6 +176,13 @@ void init_tests_stdio_close(struct init_ctx *c);
 
 /* Write ctx->out to the console and empty it. */
 void init_flush(struct init_ctx *c);
+/* "Bail out! why" on the console now (tagged once the key is read): the end of a run that
+ * cannot go on. The caller powers off (PID 1) or returns. */
+void init_bail_out(struct init_ctx *c, const char *why);
+/* PID 1's die hook (error_set_die_hook): die() and a failed allocation bail out on c's
+ * console and power off instead of exiting (an exiting PID 1 panics the kernel). In any other
+ * process (a test's child before its exec) it returns, and the process exits as before. */
+void init_set_die_hook(struct init_ctx *c);
 
 /* Run test t (number num) and fill r; nothing here is fatal. */
 void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,

@@ -13,7 +13,6 @@
 
 #include "error.h"
 #include "protocol.h"
-#include "tap.h"
 
 static void ctx_init(struct init_ctx *c)
 {
@@ -64,8 +63,7 @@ static int load_plan(struct plan *p, const char *path, char **why)
 
 __attribute__((noreturn)) static void bail_out(struct init_ctx *c, const char *why)
 {
-	tap_bail_out(&c->out, why);
-	init_flush(c);
+	init_bail_out(c, why);
 	init_power_off();
 }
 
@@ -76,6 +74,7 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 	size_t len;
 
 	c->pid1 = true;
+	init_set_die_hook(c);
 	/* First of all: no test may ever see the secret, and every line from here on is tagged. */
 	init_read_key(c, TAPBOOT_KEY_PATH, true);
 	c->sigfd = init_signals_block();
@@ -186,15 +185,13 @@ static int host_main(struct init_ctx *c, int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (load_plan(&plan, plan_path, &why) < 0) {
-		tap_bail_out(&c->out, why);
-		init_flush(c);
+		init_bail_out(c, why);
 		free(why);
 		plan_release(&plan);
 		return EXIT_USAGE;
 	}
 	if (c->opt.handoff && init_handoff(c, 0, 1, &why) < 0) {
-		tap_bail_out(&c->out, why);
-		init_flush(c);
+		init_bail_out(c, why);
 		free(why);
 		plan_release(&plan);
 		return EXIT_VM;
