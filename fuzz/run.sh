@@ -29,11 +29,11 @@ sources() {
 	tap_parser) echo "$src/results/tap_parser.c $src/results/report_json.c $src/results/report_tap.c
 		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c
 		$src/results/results.c $src/results/report_kcidb.c
-		$src/results/crash_sig.c" ;;
+		$src/results/crash_sig.c $src/results/crash_id.c" ;;
 	sequencing) echo "$src/results/tap_parser.c $src/results/results.c" ;;
 	plan) echo "" ;;
 	json) echo "" ;;
-	repro) echo "$src/results/crash_sig.c $src/results/repro.c" ;;
+	repro) echo "$src/results/crash_sig.c $src/results/crash_id.c $src/results/repro.c" ;;
 	arch_config) echo "" ;;
 	kselftest_settings | inputs)
 		# the builder's parsers and what they call (libarchive, libelf)
