@@ -18,19 +18,13 @@
 #include "fs.h"
 #include "image.h"
 #include "inputs.h"
+#include "kconfig.h"
 #include "proc.h"
 
 static const char *const compress_names[] = {
 	[BUILDER_COMPRESS_NONE] = "none", [BUILDER_COMPRESS_GZIP] = "gzip",
 	[BUILDER_COMPRESS_XZ] = "xz",	  [BUILDER_COMPRESS_ZSTD] = "zstd",
 	[BUILDER_COMPRESS_LZ4] = "lz4",
-};
-
-/* The kernel option that lets it unpack each compression (usr/Kconfig). */
-static const char *const compress_config[] = {
-	[BUILDER_COMPRESS_NONE] = NULL,		  [BUILDER_COMPRESS_GZIP] = "CONFIG_RD_GZIP",
-	[BUILDER_COMPRESS_XZ] = "CONFIG_RD_XZ",	  [BUILDER_COMPRESS_ZSTD] = "CONFIG_RD_ZSTD",
-	[BUILDER_COMPRESS_LZ4] = "CONFIG_RD_LZ4",
 };
 
 int builder_compress_from_name(const char *name)
@@ -129,10 +123,42 @@ static int append_file(int out, const char *path, const char *what)
 /* One segment through the cache: reuse cache_dir/KEY.cpio, or write it there (temporary
  * name, renamed) and append it. A reused segment's mtime is set to now: the cache's upkeep
  * (cache_prune) removes the least recently used first. */
+/* A temporary file in dir for what becomes dir/base (".BASE.XXXXXX": the rename then stays on
+ * one file system): its fd and name (*tmp, caller frees); -1 after a message naming shown. */
+static int temp_open(const char *dir, const char *base, const char *shown, char **tmp)
+{
+	int fd;
+
+	*tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
+	fd = mkstemp(*tmp);
+	if (fd < 0)
+		error_errno("cannot create '%s'", shown ? shown : *tmp);
+	return fd;
+}
+
+/* Close fd and, when ret is 0 (its content written), rename tmp to path; on any failure tmp
+ * is removed. A failed close names shown. */
+static int temp_commit(int fd, int ret, const char *tmp, const char *path, const char *shown)
+{
+	if (close(fd) && !ret)
+		ret = error_errno("cannot write '%s'", shown);
+	if (!ret && rename(tmp, path))
+		ret = error_errno("cannot rename '%s' to '%s'", tmp, path);
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/* The file name part of path. */
+static const char *base_of(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
 static int write_cached(const struct image *img, unsigned seg, enum builder_compress c,
 			const char *cache_dir, int out, const char *what, unsigned *hits)
 {
-	char key[65], *path, *tmp;
+	char key[65], *path, *name;
 	int fd, ret;
 
 	image_segment_key(img, seg, c, key);
@@ -146,51 +172,41 @@ static int write_cached(const struct image *img, unsigned seg, enum builder_comp
 		free(path);
 		return ret;
 	}
-	tmp = xasprintf("%s/.%s.XXXXXX", cache_dir, key);
-	fd = mkstemp(tmp);
+	fd = temp_open(cache_dir, key, NULL, &name);
 	if (fd < 0) {
-		ret = error_errno("cannot create '%s'", tmp);
+		ret = -1;
 		goto out;
 	}
-	ret = cpio_write_segment(img, seg, c, fd, tmp);
-	if (close(fd) && !ret)
-		ret = error_errno("cannot write '%s'", tmp);
-	if (!ret && rename(tmp, path))
-		ret = error_errno("cannot rename '%s' to '%s'", tmp, path);
-	if (ret)
-		unlink(tmp);
-	else
+	ret = temp_commit(fd, cpio_write_segment(img, seg, c, fd, name), name, path, name);
+	if (!ret)
 		ret = append_file(out, path, what);
 out:
-	free(tmp);
+	free(name);
 	free(path);
 	return ret;
 }
 
 static void warn_config(const char *config, enum builder_compress c)
 {
-	const char *opt = compress_config[c];
-	char *line = NULL;
-	size_t len = 0, olen;
-	bool found = false;
-	FILE *fp;
+	const char *opt = kconfig_rd_option(compress_names[c]);
+	struct kconfig kc = KCONFIG_INIT;
+	char *text;
+	size_t len;
 
 	if (!opt || !config)
 		return;
-	fp = fopen(config, "r");
-	if (!fp) {
+	if (read_file(config, &text, &len) < 0) {
 		warning_errno("cannot read the kernel config '%s'", config);
 		return;
 	}
-	olen = strlen(opt);
-	while (!found && getline(&line, &len, fp) > 0)
-		found = !strncmp(line, opt, olen) && !strncmp(line + olen, "=y", 2);
-	free(line);
-	fclose(fp);
-	if (!found)
+	/* what it can read: a damaged line is not this warning's business */
+	kconfig_parse(text, len, NULL, &kc);
+	free(text);
+	if (!kconfig_is_y(&kc, opt))
 		warning("the kernel config '%s' lacks %s=y: this kernel cannot unpack a %s "
 			"initramfs",
 			config, opt, compress_names[c]);
+	kconfig_release(&kc);
 }
 
 int builder_add_tree_at(struct image *img, const char *host, const char *image)
@@ -335,26 +351,41 @@ static unsigned split_tests(struct image *img, bool one_archive)
 static int write_tests(const struct image *img, unsigned seg, const char *path)
 {
 	char *dir = builder_dir_of(path), *tmp;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	int fd, ret;
+	int fd = temp_open(dir, base_of(path), path, &tmp), ret = -1;
 
-	tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
 	free(dir);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = error_errno("cannot create '%s'", path);
-		free(tmp);
-		return ret;
-	}
-	ret = cpio_write_segment(img, seg, BUILDER_COMPRESS_NONE, fd, path);
-	if (close(fd) && !ret)
-		ret = error_errno("cannot write '%s'", path);
-	if (!ret && rename(tmp, path))
-		ret = error_errno("cannot rename '%s' to '%s'", tmp, path);
-	if (ret)
-		unlink(tmp);
+	if (fd >= 0)
+		ret = temp_commit(fd, cpio_write_segment(img, seg, BUILDER_COMPRESS_NONE, fd, path),
+				  tmp, path, path);
 	free(tmp);
 	return ret;
+}
+
+/* The image's segments into fd (the output's temporary file tmp): the tests' archive apart when
+ * tests_seg is one, each other segment from the cache or packed. */
+static int write_output(const struct builder_opts *o, struct image *img, int fd, const char *tmp,
+			const char *out_path, const char *cache, unsigned tests_seg, unsigned *hits)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask))
+		return error_errno("cannot chmod '%s'", tmp);
+	if (tests_seg != NO_SEG && write_tests(img, tests_seg, o->tests_out))
+		return -1;
+	if (tests_seg != NO_SEG && o->tests_key)
+		image_segment_key(img, tests_seg, BUILDER_COMPRESS_NONE, o->tests_key);
+	for (unsigned s = 0; s < img->nsegs; s++) {
+		size_t first, count;
+
+		image_segment_range(img, s, &first, &count);
+		if (!count || s == tests_seg)
+			continue;
+		if (cache ? write_cached(img, s, o->compress, cache, fd, out_path, hits)
+			  : cpio_write_segment(img, s, o->compress, fd, out_path))
+			return -1;
+	}
+	return 0;
 }
 
 int builder_build(const struct builder_opts *o, const char *const *inputs, size_t ninputs,
@@ -364,8 +395,7 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	const char *cache;
 	char *tmp = NULL, *dir;
 	unsigned hits = 0, tests_seg;
-	int fd = -1, ret = -1;
-	mode_t mask;
+	int fd, ret = -1;
 
 	image_init(&img);
 	if (builder_compress_name(o->compress) == NULL)
@@ -374,7 +404,6 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		return -1;
 	if (build_image(o, inputs, ninputs, &img, plan_out))
 		goto out;
-	/* Without a cache one archive (what cpio -t lists whole); with one, segments. */
 	/* Uncompressed, packing from the page cache is as fast as copying a cached segment
 	 * (a 61 MB kselftest tree: 0.086 s packed, 0.11 s from the cache), so the cache and
 	 * its segments serve compressed images only; without them the image is one archive
@@ -389,54 +418,15 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 		goto out;
 	}
 	dir = builder_dir_of(out_path);
-	tmp = xasprintf("%s/.%s.XXXXXX", dir,
-			strrchr(out_path, '/') ? strrchr(out_path, '/') + 1 : out_path);
+	fd = temp_open(dir, base_of(out_path), out_path, &tmp);
 	free(dir);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		error_errno("cannot create '%s'", out_path);
+	if (fd < 0)
 		goto out;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		error_errno("cannot chmod '%s'", tmp);
-		goto out_unlink;
-	}
-	if (tests_seg != NO_SEG && write_tests(&img, tests_seg, o->tests_out))
-		goto out_unlink;
-	if (tests_seg != NO_SEG && o->tests_key)
-		image_segment_key(&img, tests_seg, BUILDER_COMPRESS_NONE, o->tests_key);
-	for (unsigned s = 0; s < img.nsegs; s++) {
-		size_t first, count;
-
-		image_segment_range(&img, s, &first, &count);
-		if (!count || s == tests_seg)
-			continue;
-		if (cache ? write_cached(&img, s, o->compress, cache, fd, out_path, &hits)
-			  : cpio_write_segment(&img, s, o->compress, fd, out_path))
-			goto out_unlink;
-	}
-	if (close(fd)) {
-		fd = -1;
-		error_errno("cannot write '%s'", out_path);
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, out_path)) {
-		error_errno("cannot rename '%s' to '%s'", tmp, out_path);
-		goto out_unlink;
-	}
-	if (!o->quiet)
-		fprintf(stderr,
-			"%s: built '%s': %zu entries, %zu tests, %zu segments (%u cached)\n",
-			error_prog(), out_path, img.n, plan_out->n, img.nsegs, hits);
-	ret = 0;
-	goto out;
-out_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
+	ret = temp_commit(fd, write_output(o, &img, fd, tmp, out_path, cache, tests_seg, &hits), tmp,
+			  out_path, out_path);
+	if (!ret && !o->quiet)
+		note("built '%s': %zu entries, %zu tests, %zu segments (%u cached)", out_path, img.n,
+		     plan_out->n, img.nsegs, hits);
 out:
 	if (ret) {
 		plan_release(plan_out);

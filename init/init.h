@@ -217,8 +217,6 @@ unsigned init_run_plan(struct init_ctx *c, const struct plan *p);
  * diagnostics in out. */
 void init_load_modules(const struct strlist *modules, const char *root, struct strbuf *out);
 
-/* A whole file, NUL-terminated (caller frees); NULL with errno set. */
-char *init_read_file(const char *path, size_t *len);
 
 /* Snapshot boot's ready point (handoff.c): print TAPBOOT_READY_LINE on fd out, read one line
  * from fd in with echo off (a terminal's settings restored after), parse it into c->opt, then

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "protocol.h"
 
 static void ctx_init(struct init_ctx *c)
@@ -46,11 +47,11 @@ static void ctx_release(struct init_ctx *c)
 static int load_plan(struct plan *p, const char *path, char **why)
 {
 	size_t len;
-	char *buf = init_read_file(path, &len);
+	char *buf;
 	int ret;
 
 	plan_init(p);
-	if (!buf) {
+	if (read_file(path, &buf, &len) < 0) {
 		*why = xasprintf("cannot read plan '%s': %s", path, strerror(errno));
 		return -1;
 	}
@@ -81,8 +82,7 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 	if (init_setup_pid1(&why, &c->out) < 0)
 		bail_out(c, why);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cmdline = init_read_file("/proc/cmdline", &len);
-	if (cmdline) {
+	if (read_file("/proc/cmdline", &cmdline, &len) == 0) {
 		init_options_parse(&c->opt, cmdline);
 		free(cmdline);
 	}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "line_tag.h"
 #include "protocol.h"
 #include "tap.h"
@@ -190,9 +191,9 @@ void init_set_die_hook(struct init_ctx *c)
 bool init_read_key(struct init_ctx *c, const char *path, bool remove)
 {
 	size_t len = 0;
-	char *buf = init_read_file(path, &len);
+	char *buf;
 
-	if (!buf)
+	if (read_file(path, &buf, &len) < 0)
 		return false;
 	if (remove)
 		unlink(path);
