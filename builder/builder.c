@@ -422,11 +422,11 @@ int builder_build(const struct builder_opts *o, const char *const *inputs, size_
 	free(dir);
 	if (fd < 0)
 		goto out;
-	ret = temp_commit(fd, write_output(o, &img, fd, tmp, out_path, cache, tests_seg, &hits), tmp,
-			  out_path, out_path);
+	ret = temp_commit(fd, write_output(o, &img, fd, tmp, out_path, cache, tests_seg, &hits),
+			  tmp, out_path, out_path);
 	if (!ret && !o->quiet)
-		note("built '%s': %zu entries, %zu tests, %zu segments (%u cached)", out_path, img.n,
-		     plan_out->n, img.nsegs, hits);
+		note("built '%s': %zu entries, %zu tests, %zu segments (%u cached)", out_path,
+		     img.n, plan_out->n, img.nsegs, hits);
 out:
 	if (ret) {
 		plan_release(plan_out);

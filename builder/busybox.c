@@ -144,7 +144,7 @@ static void busybox_applets(const char *bb, const struct builder_target *t, stru
 }
 
 int builder_pack_busybox(struct image *img, const struct builder_opts *o,
-			const struct strlist *interps)
+			 const struct strlist *interps)
 {
 	struct strlist applets;
 	char *bb = find_busybox(o);

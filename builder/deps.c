@@ -298,7 +298,7 @@ static int deps_follow(struct deps *d, const char *host, const char *image, cons
 }
 
 int builder_pack_deps(struct image *img, const struct inputs *in, const struct builder_target *t,
-		     const char *sysroot)
+		      const char *sysroot)
 {
 	/* "@" stands for the multiarch triple. */
 	static const char *const dirs[] = {"/lib/@", "/usr/lib/@", "/lib64",   "/usr/lib64",

@@ -50,7 +50,8 @@ static char *read_all(const char *path, size_t *len, const char *origin)
 
 	if (read_file(path, &buf, len) < 0) {
 		/* a directory opens and fails at the read */
-		error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'" : ORIGIN_FMT "cannot open '%s'",
+		error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'"
+					    : ORIGIN_FMT "cannot open '%s'",
 			    ORIGIN_ARGS(origin, path), path);
 		return NULL;
 	}

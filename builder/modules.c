@@ -121,7 +121,7 @@ static bool module_builtin(const char *dir, const char *name)
 /* With modules requested: the modules.* indexes plus each requested module and its
  * dependencies, the plan's list in load order; without: the whole tree. */
 int builder_pack_modules(struct image *img, const char *dir, const struct strlist *want,
-			struct strlist *order)
+			 struct strlist *order)
 {
 	char *real = realpath(dir, NULL), *version, *top, *depfile, *buf = NULL;
 	struct moddep m = {0};

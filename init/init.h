@@ -217,7 +217,6 @@ unsigned init_run_plan(struct init_ctx *c, const struct plan *p);
  * diagnostics in out. */
 void init_load_modules(const struct strlist *modules, const char *root, struct strbuf *out);
 
-
 /* Snapshot boot's ready point (handoff.c): print TAPBOOT_READY_LINE on fd out, read one line
  * from fd in with echo off (a terminal's settings restored after), parse it into c->opt, then
  * apply it: the key, fresh randomness for the kernel's RNG, the wall clock. 0, or -1 with a

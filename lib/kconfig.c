@@ -123,8 +123,8 @@ int kconfig_parse(const char *text, size_t len, const char *name_for_errors, str
 		if (eq && eq - s > 7 && !memcmp(s, "CONFIG_", 7) && is_ident(s, (size_t)(eq - s)))
 			push(kc, s, (size_t)(eq - s), unquote(eq + 1, n - (size_t)(eq + 1 - s)));
 		else if (name_for_errors)
-			ret = error_at(name_for_errors, no, "expected 'CONFIG_NAME=VALUE', not '%.*s'",
-				       (int)n, s);
+			ret = error_at(name_for_errors, no,
+				       "expected 'CONFIG_NAME=VALUE', not '%.*s'", (int)n, s);
 	}
 	build_index(kc);
 	return ret;
