@@ -15,6 +15,7 @@
 #include "kselftest.h"
 #include "paths.h"
 #include "strbuf.h"
+#include "text.h"
 
 
 void kselftest_opts_init(struct kselftest_opts *o)
@@ -80,33 +81,6 @@ static int read_whole(const char *path, struct strbuf *sb, bool missing_ok)
 	return 0;
 }
 
-/* Iterate over lines: *line gets a copy-free view [start, end) with "\r" and surrounding blanks
- * trimmed. Returns false at the end. */
-struct line_iter {
-	const char *p, *end;
-	unsigned no;
-};
-
-static bool next_line(struct line_iter *it, const char **s, size_t *len)
-{
-	const char *nl, *b, *e;
-
-	if (it->p >= it->end)
-		return false;
-	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
-	e = nl ? nl : it->end;
-	b = it->p;
-	it->p = nl ? nl + 1 : it->end;
-	it->no++;
-	while (b < e && (*b == ' ' || *b == '\t'))
-		b++;
-	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	*s = b;
-	*len = (size_t)(e - b);
-	return true;
-}
-
 static bool parse_seconds(const char *s, size_t len, unsigned *out)
 {
 	unsigned long v = 0;
@@ -119,20 +93,6 @@ static bool parse_seconds(const char *s, size_t len, unsigned *out)
 		v = v * 10 + (unsigned long)(s[i] - '0');
 	}
 	*out = (unsigned)v;
-	return true;
-}
-
-static bool is_ident(const char *s, size_t len)
-{
-	if (!len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (i && c >= '0' && c <= '9')))
-			return false;
-	}
 	return true;
 }
 
@@ -181,13 +141,13 @@ int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsi
 	size_t n;
 
 	*has_timeout = false;
-	while (next_line(&it, &s, &n)) {
+	while (line_iter_next(&it, &s, &n)) {
 		const char *eq;
 
 		if (!n || *s == '#')
 			continue;
 		eq = memchr(s, '=', n);
-		if (!eq || !is_ident(s, (size_t)(eq - s)))
+		if (!eq || !text_is_ident(s, (size_t)(eq - s)))
 			return error_at(file, it.no,
 					"expected 'KEY=VALUE' (e.g. 'timeout=45'), not '%.*s'",
 					(int)n, s);
@@ -308,7 +268,7 @@ static int parse_list(struct ks *k, const char *buf, size_t len)
 	const char *s;
 	size_t n, colon;
 
-	while (next_line(&it, &s, &n)) {
+	while (line_iter_next(&it, &s, &n)) {
 		if (!n)
 			continue;
 		if (!split_name(s, n, &colon) || memchr(s + colon + 1, '/', n - colon - 1))
@@ -337,7 +297,7 @@ static int load_disruptive(struct ks *k)
 	if (ret)
 		goto out;
 	it = (struct line_iter){sb.buf, sb.buf + sb.len, 0};
-	while (next_line(&it, &s, &n)) {
+	while (line_iter_next(&it, &s, &n)) {
 		const char *hash = memchr(s, '#', n);
 		size_t colon;
 

@@ -22,7 +22,7 @@ flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
 	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
 lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c $src/lib/paths.c
-	$src/lib/line_tag.c $src/lib/base64.c $src/lib/json.c $src/lib/json_read.c $src/lib/kconfig.c"
+	$src/lib/line_tag.c $src/lib/base64.c $src/lib/json.c $src/lib/json_read.c $src/lib/kconfig.c $src/lib/text.c"
 
 sources() {
 	case $1 in
