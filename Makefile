@@ -96,7 +96,7 @@ INIT_HOST := $(OUT)/init-host
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 INITS := $(foreach a,$(INIT_ARCHES),$(OUT)/init/$(a)/init)
 
-.PHONY: all help tools inits guest check unit boot demo kselftest-demo deps kernels clean bench fuzz format \
+.PHONY: all help tools inits guest check check-run boot-run unit boot demo kselftest-demo deps kernels clean bench fuzz format \
 	install uninstall man-lint deb test-kernels
 all: tools inits guest
 
@@ -242,9 +242,14 @@ kernels:
 test-kernels:
 	$(Q)for a in x86_64 arm64; do scripts/build-test-kernel.sh $$a || exit 1; done
 
+# The tests run in a second make, so that INIT_ARCHES (the architectures whose cross compiler is
+# installed) is read after install-deps.sh installed them: on a fresh machine the first make
+# saw none, and every test after it (make install's inits among them) ran without arm64.
 check:
 	$(Q)scripts/install-deps.sh check
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(INIT_HOST)
+	$(Q)$(MAKE) --no-print-directory check-run
+
+check-run: all $(UNIT_BINS) $(INIT_HOST)
 	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh \
 		$(UNIT_BINS) tests/fuzz-smoke.sh $(sort $(wildcard tests/boot/[0-9]*.sh))
 
@@ -252,7 +257,9 @@ check:
 BOOT_TESTS ?= $(sort $(wildcard tests/boot/[0-9]*.sh))
 boot:
 	$(Q)scripts/install-deps.sh check
-	$(Q)$(MAKE) --no-print-directory all $(INIT_HOST)
+	$(Q)$(MAKE) --no-print-directory boot-run
+
+boot-run: all $(INIT_HOST)
 	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh $(BOOT_TESTS)
 
 # STYLE.md: clang-format (.clang-format) on changed lines only, never the whole tree.
