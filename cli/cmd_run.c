@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
+#include "kernel_spec.h"
 #include "run.h"
 #include "strbuf.h"
 
@@ -320,26 +321,16 @@ static int status_rank(int st)
 	}
 }
 
-/* --kernel debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched when not cached: into
- * *out the image's path and the arch the spec names unless --arch gave one (both in own[0] and
- * own[1], for the caller to free); O=DIR is the build directory DIR (make's O=, as a user
- * types it); any other --kernel as it is. -1 after a message. */
-static int resolve_target(const struct run_target *t, struct run_target *out, char *own[2])
+/* The target with its --kernel resolved (kernel_spec.h: O=DIR, debian:ARCH[:RELEASE]) into
+ * *out, which points into ks (kernel_spec_release after use). -1 after a message. */
+static int resolve_target(const struct run_target *t, struct run_target *out,
+			  struct kernel_spec *ks)
 {
-	*out = *t;
-	own[0] = own[1] = NULL;
-	if (!strncmp(t->kernel, "O=", 2)) {
-		out->kernel = t->kernel + 2;
-		return 0;
-	}
-	if (strncmp(t->kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
-		return 0;
-	own[0] = cli_kernel_spec(t->kernel, t->arch, &own[1]);
-	if (!own[0])
+	if (kernel_spec_resolve(ks, t->kernel, t->arch) < 0)
 		return -1;
-	out->kernel = own[0];
-	if (!out->arch)
-		out->arch = own[1];
+	*out = *t;
+	out->kernel = ks->path;
+	out->arch = ks->arch;
 	return 0;
 }
 
@@ -348,11 +339,11 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 		   const char *cmd_line, int sigfd)
 {
 	struct run_target rt;
+	struct kernel_spec ks;
 	struct run r;
-	char *own[2];
 	int status = EXIT_USAGE;
 
-	if (resolve_target(t, &rt, own) < 0)
+	if (resolve_target(t, &rt, &ks) < 0)
 		return status;
 	run_init(&r, o, &rt, out_dir);
 	if (run_prepare(&r) == 0) {
@@ -360,8 +351,7 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 		status = run_finish(&r, cmd_line);
 	}
 	run_release(&r);
-	free(own[0]);
-	free(own[1]);
+	kernel_spec_release(&ks);
 	return status;
 }
 
@@ -468,8 +458,8 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 {
 	struct run_opts o;
 	struct run_target t;
+	struct kernel_spec ks = { 0 };
 	struct run r;
-	char *own[2] = {NULL, NULL};
 	int status = EXIT_USAGE;
 
 	memset(x, 0, sizeof(*x));
@@ -481,15 +471,14 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 		error("lava-job: one --kernel, got %zu", o.ntargets);
 		goto out;
 	}
-	if (resolve_target(&o.targets[0], &t, own) < 0)
+	if (resolve_target(&o.targets[0], &t, &ks) < 0)
 		goto out;
 	run_init(&r, &o, &t, o.out_dir);
 	if (run_prepare_export(&r, kvm, x) == 0)
 		status = 0;
 	run_release(&r);
 out:
-	free(own[0]);
-	free(own[1]);
+	kernel_spec_release(&ks);
 	run_opts_release(&o);
 	return status;
 }
