@@ -28,7 +28,8 @@ int kernel_debian_spec_parse(const char *spec, const char *want_arch, char **arc
 	*arch = colon ? xstrndup(a, (size_t)(colon - a)) : xstrdup(a);
 	*release = colon ? colon + 1 : NULL;
 	if (!**arch)
-		error("--kernel %s names no architecture (debian:ARCH or debian:ARCH:RELEASE)", spec);
+		error("--kernel %s names no architecture (debian:ARCH or debian:ARCH:RELEASE)",
+		      spec);
 	else if (want_arch && strcmp(want_arch, *arch))
 		error("--kernel %s is for %s, but --arch says %s", spec, *arch, want_arch);
 	else
@@ -91,8 +92,8 @@ static int check_arch(const char *arch)
 
 /* Run script ARCH RELEASE with its standard output into out and its wait status in *wstatus.
  * -1 after a message when it cannot be started or waited for. */
-static int run_script(const char *script, const char *arch, const char *release,
-		      struct strbuf *out, int *wstatus)
+static int run_script(const char *script, const char *arch, const char *release, struct strbuf *out,
+		      int *wstatus)
 {
 	int pfd[2];
 	pid_t pid;
@@ -196,8 +197,7 @@ char *kernel_debian_resolve(const char *spec, const char *want_arch, char **arch
 	return path;
 }
 
-void kernel_debian_list_line(FILE *fp, const char *dir, const char *image,
-			     const char *host_release)
+void kernel_debian_list_line(FILE *fp, const char *dir, const char *image, const char *host_release)
 {
 	const char *dash = strchr(dir, '-');
 	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;

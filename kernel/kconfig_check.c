@@ -80,8 +80,7 @@ static size_t check_config(const struct kconfig *kc, const struct kconfig_needs 
 		free(why);
 	}
 	if (n->scripts)
-		count += check_one(kc, "CONFIG_BINFMT_SCRIPT", "a test is a #! script",
-				   missing);
+		count += check_one(kc, "CONFIG_BINFMT_SCRIPT", "a test is a #! script", missing);
 	if (rd) {
 		char *why = xasprintf("the initramfs is %s-compressed (--compress)", n->compress);
 

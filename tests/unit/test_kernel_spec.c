@@ -151,7 +151,7 @@ static int do_result(void *v)
 static int result(struct strbuf *out, const char *text, int wstatus, const char *release,
 		  char **err)
 {
-	struct result_arg a = { out, wstatus, release };
+	struct result_arg a = {out, wstatus, release};
 	int ret;
 
 	strbuf_reset(out);
@@ -213,10 +213,14 @@ static void test_list_line(void)
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
 
-	kernel_debian_list_line(fp, "x86_64", "/c/kernels/x86_64/linux-image-6.1.0-40-amd64/boot/"
-				"vmlinuz-6.1.0-40-amd64", "bookworm");
-	kernel_debian_list_line(fp, "arm64-trixie", "/c/kernels/arm64-trixie/boot/"
-				"vmlinuz-6.12.57+deb13-arm64", "bookworm");
+	kernel_debian_list_line(fp, "x86_64",
+				"/c/kernels/x86_64/linux-image-6.1.0-40-amd64/boot/"
+				"vmlinuz-6.1.0-40-amd64",
+				"bookworm");
+	kernel_debian_list_line(fp, "arm64-trixie",
+				"/c/kernels/arm64-trixie/boot/"
+				"vmlinuz-6.12.57+deb13-arm64",
+				"bookworm");
 	kernel_debian_list_line(fp, "riscv64", "vmlinuz", "unknown");
 	fclose(fp);
 	check_str(buf, "x86_64    bookworm   6.1.0-40-amd64            "
