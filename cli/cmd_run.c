@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
+#include "json.h"
 #include "kernel_spec.h"
 #include "run.h"
 #include "strbuf.h"
@@ -390,12 +391,6 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 	return status;
 }
 
-static void json_put_kernel(FILE *fp, const char *s)
-{
-	for (const char *c = s; *c; c++)
-		fprintf(fp, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-}
-
 /* Several --kernel (each with its --arch when given): one run per kernel, each in its own
  * results directory under the matrix's, and a summary of them all. */
 static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
@@ -438,9 +433,9 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 	for (size_t k = 0; k < nk; k++) {
 		printf("  exit %d  %s/%zu/  %s\n", st[k], dir, k + 1, o->targets[k].kernel);
 		if (fp) {
-			fputs("  {\"kernel\": \"", fp);
-			json_put_kernel(fp, o->targets[k].kernel);
-			fprintf(fp, "\", \"dir\": \"%zu\", \"exit\": %d}%s\n", k + 1, st[k],
+			fputs("  {\"kernel\": ", fp);
+			json_put_str(fp, o->targets[k].kernel);
+			fprintf(fp, ", \"dir\": \"%zu\", \"exit\": %d}%s\n", k + 1, st[k],
 				k + 1 < nk ? "," : "");
 		}
 	}
