@@ -13,6 +13,8 @@
 #include "commands.h"
 #include "commands_lava.h"
 #include "error.h"
+#include "json.h"
+#include "kernel_spec.h"
 #include "run.h"
 #include "strbuf.h"
 
@@ -80,61 +82,226 @@ static void push_commas(struct strlist *l, const char *arg)
 	free(copy);
 }
 
+enum {
+	OPT_KERNEL = 256,
+	OPT_ARCH,
+	OPT_TIMEOUT,
+	OPT_FORCE,
+	OPT_ACCEL,
+	OPT_CPU,
+	OPT_MACHINE,
+	OPT_MEMORY,
+	OPT_SMP,
+	OPT_QEMU,
+	OPT_APPEND,
+	OPT_CONFIG,
+	OPT_FILTER,
+	OPT_DISRUPTIVE,
+	OPT_IDLE,
+	OPT_BOOT,
+	OPT_JOBS,
+	OPT_KSELFTEST,
+	OPT_KS_SRC,
+	OPT_TARGETS,
+	OPT_SKIP_TARGETS,
+	OPT_BOOT_AS_IS,
+	OPT_KCIDB_ORIGIN,
+	OPT_NO_SNAPSHOT,
+	OPT_ISOLATE,
+};
+
+static const struct option run_longopts[] = {
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "output", required_argument, NULL, 'o' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "accel", required_argument, NULL, OPT_ACCEL },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "smp", required_argument, NULL, OPT_SMP },
+	{ "qemu", required_argument, NULL, OPT_QEMU },
+	{ "append", required_argument, NULL, OPT_APPEND },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	CLI_IMAGE_LONGOPTS,
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "disruptive", no_argument, NULL, OPT_DISRUPTIVE },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+	{ "boot-timeout", required_argument, NULL, OPT_BOOT },
+	{ "boot-as-is", no_argument, NULL, OPT_BOOT_AS_IS },
+	{ "no-snapshot", no_argument, NULL, OPT_NO_SNAPSHOT },
+	{ "isolate", no_argument, NULL, OPT_ISOLATE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "kselftest", required_argument, NULL, OPT_KSELFTEST },
+	{ "kselftest-src", required_argument, NULL, OPT_KS_SRC },
+	{ "targets", required_argument, NULL, OPT_TARGETS },
+	{ "skip-targets", required_argument, NULL, OPT_SKIP_TARGETS },
+	{ "test", required_argument, NULL, 't' },
+	CLI_POLICY_LONGOPTS,
+	{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
+	CLI_HELP_LONGOPT,
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The VM's options: QEMU, the kernel's command line and config, the snapshot. 1 taken, 0 not
+ * one of them, -1 after a message. */
+static int vm_option(struct run_opts *o, int c, const char *arg)
+{
+	unsigned v;
+
+	switch (c) {
+	case OPT_ACCEL:
+		if (!strcmp(arg, "auto"))
+			o->accel = ACCEL_AUTO;
+		else if (!strcmp(arg, "kvm"))
+			o->accel = ACCEL_KVM;
+		else if (!strcmp(arg, "tcg"))
+			o->accel = ACCEL_TCG;
+		else
+			return error("--accel wants auto, kvm or tcg, got '%s'", arg);
+		return 1;
+	case OPT_CPU:
+		o->cpu = arg;
+		return 1;
+	case OPT_MACHINE:
+		o->machine = arg;
+		return 1;
+	case OPT_MEMORY:
+		if (cli_parse_seconds(arg, &v) < 0 || v < 64)
+			return error("--memory wants MiB (at least 64), got '%s'", arg);
+		o->memory_mb = v;
+		return 1;
+	case OPT_SMP:
+		if (cli_parse_seconds(arg, &v) < 0 || v < 1 || v > 64)
+			return error("--smp wants 1 to 64, got '%s'", arg);
+		o->smp = v;
+		return 1;
+	case OPT_QEMU:
+		o->qemu = arg;
+		return 1;
+	case OPT_APPEND:
+		o->append = arg;
+		return 1;
+	case OPT_CONFIG:
+		o->config = arg;
+		return 1;
+	case OPT_NO_SNAPSHOT:
+		o->no_snapshot = true;
+		return 1;
+	case OPT_ISOLATE:
+		o->isolate = true;
+		return 1;
+	case OPT_BOOT_AS_IS:
+		o->boot_as_is = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Which tests run, how long each may take and how many VMs run them (kselftest's options
+ * too). 1 taken, 0 not one of them, -1 after a message. */
+static int test_option(struct run_opts *o, int c, const char *arg)
+{
+	unsigned v;
+
+	switch (c) {
+	case OPT_TIMEOUT:
+		if (cli_parse_seconds(arg, &o->timeout_s) < 0)
+			return error("--timeout wants whole seconds, got '%s'", arg);
+		o->timeout_given = true;
+		return 1;
+	case OPT_FILTER:
+		if (strpbrk(arg, " \t\n"))
+			return error("--filter '%s': a glob without spaces, please", arg);
+		strlist_push(&o->filters, arg);
+		return 1;
+	case OPT_DISRUPTIVE:
+		o->disruptive = true;
+		return 1;
+	case OPT_IDLE:
+		if (cli_parse_seconds(arg, &o->idle_s) < 0)
+			return error("--idle-timeout wants whole seconds, got '%s'", arg);
+		return 1;
+	case OPT_BOOT:
+		if (cli_parse_seconds(arg, &o->boot_s) < 0)
+			return error("--boot-timeout wants whole seconds, got '%s'", arg);
+		return 1;
+	case OPT_KSELFTEST:
+		o->kselftest = arg;
+		return 1;
+	case OPT_KS_SRC:
+		o->kselftest_src = arg;
+		return 1;
+	case OPT_TARGETS:
+		push_commas(&o->ks_targets, arg);
+		return 1;
+	case OPT_SKIP_TARGETS:
+		push_commas(&o->ks_skip_targets, arg);
+		return 1;
+	case 't':
+		strlist_push(&o->ks_tests, arg);
+		return 1;
+	case 'j':
+		if (!strcmp(arg, "auto")) {
+			o->jobs_auto = true;
+			o->jobs = 0;
+		} else if (cli_parse_seconds(arg, &v) < 0 || v < 1 || v > 64) {
+			return error("-j wants 1 to 64 or auto, got '%s'", arg);
+		} else {
+			o->jobs = v;
+			o->jobs_auto = false;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* After the options: what they need of each other, and each --arch given to its --kernel
+ * (arches[narch]). The tests are what getopt left from optind. 0, or -1 after a message. */
+static int finish_opts(struct run_opts *o, const char **arches, size_t narch, int argc, char **argv)
+{
+	if (!o->ntargets)
+		return error("run: --kernel IMAGE is required (try 'tapboot run --help')");
+	if (optind >= argc && !o->kselftest)
+		return error("run: no tests given (try 'tapboot run --help')");
+	if (!o->kselftest &&
+	    (o->ks_targets.n || o->ks_skip_targets.n || o->ks_tests.n || o->kselftest_src))
+		return error("run: --targets, --skip-targets, -t and --kselftest-src need "
+			     "--kselftest DIR");
+	if (o->ntargets > 1 && narch && narch != o->ntargets)
+		return error("run: %zu --kernel but %zu --arch: give one --arch per --kernel, or "
+			     "none",
+			     o->ntargets, narch);
+	/* one kernel: the last --arch, as for any option given twice */
+	for (size_t k = 0; narch && k < o->ntargets; k++)
+		o->targets[k].arch = o->ntargets == 1 ? arches[narch - 1] : arches[k];
+	o->tests = argv + optind;
+	o->ntests = (size_t)(argc - optind);
+	return 0;
+}
+
 /* The command line into o (initialised), once: every --kernel with its --arch becomes a target.
  * 1 after --help (printed), 0, or -1 after a message. */
 static int parse_opts(struct run_opts *o, int argc, char **argv)
 {
-	enum {
-		OPT_KERNEL = 256, OPT_ARCH, OPT_TIMEOUT, OPT_FORCE, OPT_ACCEL, OPT_CPU, OPT_MACHINE, OPT_MEMORY,
-		OPT_SMP, OPT_QEMU, OPT_APPEND, OPT_CONFIG, OPT_FILTER, OPT_DISRUPTIVE, OPT_IDLE, OPT_BOOT, OPT_JOBS, OPT_KSELFTEST, OPT_KS_SRC,
-		OPT_TARGETS, OPT_SKIP_TARGETS, OPT_BOOT_AS_IS, OPT_KCIDB_ORIGIN,
-		OPT_NO_SNAPSHOT, OPT_ISOLATE,
-	};
-	static const struct option longopts[] = {
-		{ "kernel", required_argument, NULL, OPT_KERNEL },
-		{ "arch", required_argument, NULL, OPT_ARCH },
-		{ "output", required_argument, NULL, 'o' },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "machine", required_argument, NULL, OPT_MACHINE },
-		{ "memory", required_argument, NULL, OPT_MEMORY },
-		{ "smp", required_argument, NULL, OPT_SMP },
-		{ "qemu", required_argument, NULL, OPT_QEMU },
-		{ "append", required_argument, NULL, OPT_APPEND },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		CLI_IMAGE_LONGOPTS,
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "disruptive", no_argument, NULL, OPT_DISRUPTIVE },
-		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
-		{ "boot-timeout", required_argument, NULL, OPT_BOOT },
-		{ "boot-as-is", no_argument, NULL, OPT_BOOT_AS_IS },
-		{ "no-snapshot", no_argument, NULL, OPT_NO_SNAPSHOT },
-		{ "isolate", no_argument, NULL, OPT_ISOLATE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "kselftest", required_argument, NULL, OPT_KSELFTEST },
-		{ "kselftest-src", required_argument, NULL, OPT_KS_SRC },
-		{ "targets", required_argument, NULL, OPT_TARGETS },
-		{ "skip-targets", required_argument, NULL, OPT_SKIP_TARGETS },
-		{ "test", required_argument, NULL, 't' },
-		CLI_POLICY_LONGOPTS,
-		{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
-		CLI_HELP_LONGOPT,
-		{ NULL, 0, NULL, 0 },
-	};
 	const char **arches = xcalloc((size_t)argc + 1, sizeof(*arches));
 	size_t alloc = 0, narch = 0;
 	int c, ret = -1;
 
 	optind = 0; /* 0, not 1: GNU getopt fully re-initialises (tests call cmd_run again) */
-	while ((c = getopt_long(argc, argv, "o:qhj:t:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qhj:t:", run_longopts, NULL)) != -1) {
 		int taken = cli_image_option(&o->image, &o->sysroot, c, optarg);
-		unsigned v;
 
 		if (!taken)
 			taken = cli_policy_option(&o->policy, &o->expect_skip, c, optarg);
+		if (!taken)
+			taken = vm_option(o, c, optarg);
+		if (!taken)
+			taken = test_option(o, c, optarg);
 		if (taken < 0)
 			goto out;
 		if (taken)
@@ -154,117 +321,11 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 		case 'o':
 			o->out_dir = optarg;
 			break;
-		case OPT_TIMEOUT:
-			if (cli_parse_seconds(optarg, &o->timeout_s) < 0) {
-				error("--timeout wants whole seconds, got '%s'", optarg);
-				goto out;
-			}
-			o->timeout_given = true;
-			break;
 		case OPT_FORCE:
 			o->force = true;
 			break;
-		case OPT_ACCEL:
-			if (!strcmp(optarg, "auto"))
-				o->accel = ACCEL_AUTO;
-			else if (!strcmp(optarg, "kvm"))
-				o->accel = ACCEL_KVM;
-			else if (!strcmp(optarg, "tcg"))
-				o->accel = ACCEL_TCG;
-			else {
-				error("--accel wants auto, kvm or tcg, got '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_CPU:
-			o->cpu = optarg;
-			break;
-		case OPT_MACHINE:
-			o->machine = optarg;
-			break;
-		case OPT_MEMORY:
-			if (cli_parse_seconds(optarg, &v) < 0 || v < 64) {
-				error("--memory wants MiB (at least 64), got '%s'", optarg);
-				goto out;
-			}
-			o->memory_mb = v;
-			break;
-		case OPT_SMP:
-			if (cli_parse_seconds(optarg, &v) < 0 || v < 1 || v > 64) {
-				error("--smp wants 1 to 64, got '%s'", optarg);
-				goto out;
-			}
-			o->smp = v;
-			break;
-		case OPT_QEMU:
-			o->qemu = optarg;
-			break;
-		case OPT_APPEND:
-			o->append = optarg;
-			break;
-		case OPT_CONFIG:
-			o->config = optarg;
-			break;
-		case OPT_FILTER:
-			if (strpbrk(optarg, " \t\n")) {
-				error("--filter '%s': a glob without spaces, please", optarg);
-				goto out;
-			}
-			strlist_push(&o->filters, optarg);
-			break;
-		case OPT_DISRUPTIVE:
-			o->disruptive = true;
-			break;
-		case OPT_IDLE:
-			if (cli_parse_seconds(optarg, &o->idle_s) < 0) {
-				error("--idle-timeout wants whole seconds, got '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_BOOT:
-			if (cli_parse_seconds(optarg, &o->boot_s) < 0) {
-				error("--boot-timeout wants whole seconds, got '%s'", optarg);
-				goto out;
-			}
-			break;
-		case OPT_NO_SNAPSHOT:
-			o->no_snapshot = true;
-			break;
-		case OPT_ISOLATE:
-			o->isolate = true;
-			break;
-		case OPT_BOOT_AS_IS:
-			o->boot_as_is = true;
-			break;
 		case 'q':
 			o->quiet = true;
-			break;
-		case OPT_KSELFTEST:
-			o->kselftest = optarg;
-			break;
-		case OPT_KS_SRC:
-			o->kselftest_src = optarg;
-			break;
-		case OPT_TARGETS:
-			push_commas(&o->ks_targets, optarg);
-			break;
-		case OPT_SKIP_TARGETS:
-			push_commas(&o->ks_skip_targets, optarg);
-			break;
-		case 't':
-			strlist_push(&o->ks_tests, optarg);
-			break;
-		case 'j':
-			if (!strcmp(optarg, "auto")) {
-				o->jobs_auto = true;
-				o->jobs = 0;
-			} else if (cli_parse_seconds(optarg, &v) < 0 || v < 1 || v > 64) {
-				error("-j wants 1 to 64 or auto, got '%s'", optarg);
-				goto out;
-			} else {
-				o->jobs = v;
-				o->jobs_auto = false;
-			}
 			break;
 		default:
 			/* 1 after --help: main checks stdout before the exit status is 0 */
@@ -272,31 +333,7 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!o->ntargets) {
-		error("run: --kernel IMAGE is required (try 'tapboot run --help')");
-		goto out;
-	}
-	if (optind >= argc && !o->kselftest) {
-		error("run: no tests given (try 'tapboot run --help')");
-		goto out;
-	}
-	if (!o->kselftest && (o->ks_targets.n || o->ks_skip_targets.n || o->ks_tests.n ||
-			      o->kselftest_src)) {
-		error("run: --targets, --skip-targets, -t and --kselftest-src need "
-		      "--kselftest DIR");
-		goto out;
-	}
-	if (o->ntargets > 1 && narch && narch != o->ntargets) {
-		error("run: %zu --kernel but %zu --arch: give one --arch per --kernel, or none",
-		      o->ntargets, narch);
-		goto out;
-	}
-	/* one kernel: the last --arch, as for any option given twice */
-	for (size_t k = 0; narch && k < o->ntargets; k++)
-		o->targets[k].arch = o->ntargets == 1 ? arches[narch - 1] : arches[k];
-	o->tests = argv + optind;
-	o->ntests = (size_t)(argc - optind);
-	ret = 0;
+	ret = finish_opts(o, arches, narch, argc, argv);
 out:
 	free(arches);
 	return ret;
@@ -320,26 +357,16 @@ static int status_rank(int st)
 	}
 }
 
-/* --kernel debian:ARCH[:RELEASE] is Debian's packaged kernel, fetched when not cached: into
- * *out the image's path and the arch the spec names unless --arch gave one (both in own[0] and
- * own[1], for the caller to free); O=DIR is the build directory DIR (make's O=, as a user
- * types it); any other --kernel as it is. -1 after a message. */
-static int resolve_target(const struct run_target *t, struct run_target *out, char *own[2])
+/* The target with its --kernel resolved (kernel_spec.h: O=DIR, debian:ARCH[:RELEASE]) into
+ * *out, which points into ks (kernel_spec_release after use). -1 after a message. */
+static int resolve_target(const struct run_target *t, struct run_target *out,
+			  struct kernel_spec *ks)
 {
-	*out = *t;
-	own[0] = own[1] = NULL;
-	if (!strncmp(t->kernel, "O=", 2)) {
-		out->kernel = t->kernel + 2;
-		return 0;
-	}
-	if (strncmp(t->kernel, CLI_KERNEL_DEBIAN, strlen(CLI_KERNEL_DEBIAN)))
-		return 0;
-	own[0] = cli_kernel_spec(t->kernel, t->arch, &own[1]);
-	if (!own[0])
+	if (kernel_spec_resolve(ks, t->kernel, t->arch) < 0)
 		return -1;
-	out->kernel = own[0];
-	if (!out->arch)
-		out->arch = own[1];
+	*out = *t;
+	out->kernel = ks->path;
+	out->arch = ks->arch;
 	return 0;
 }
 
@@ -348,11 +375,11 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 		   const char *cmd_line, int sigfd)
 {
 	struct run_target rt;
+	struct kernel_spec ks;
 	struct run r;
-	char *own[2];
 	int status = EXIT_USAGE;
 
-	if (resolve_target(t, &rt, own) < 0)
+	if (resolve_target(t, &rt, &ks) < 0)
 		return status;
 	run_init(&r, o, &rt, out_dir);
 	if (run_prepare(&r) == 0) {
@@ -360,15 +387,8 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 		status = run_finish(&r, cmd_line);
 	}
 	run_release(&r);
-	free(own[0]);
-	free(own[1]);
+	kernel_spec_release(&ks);
 	return status;
-}
-
-static void json_put_kernel(FILE *fp, const char *s)
-{
-	for (const char *c = s; *c; c++)
-		fprintf(fp, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
 }
 
 /* Several --kernel (each with its --arch when given): one run per kernel, each in its own
@@ -413,9 +433,9 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 	for (size_t k = 0; k < nk; k++) {
 		printf("  exit %d  %s/%zu/  %s\n", st[k], dir, k + 1, o->targets[k].kernel);
 		if (fp) {
-			fputs("  {\"kernel\": \"", fp);
-			json_put_kernel(fp, o->targets[k].kernel);
-			fprintf(fp, "\", \"dir\": \"%zu\", \"exit\": %d}%s\n", k + 1, st[k],
+			fputs("  {\"kernel\": ", fp);
+			json_put_str(fp, o->targets[k].kernel);
+			fprintf(fp, ", \"dir\": \"%zu\", \"exit\": %d}%s\n", k + 1, st[k],
 				k + 1 < nk ? "," : "");
 		}
 	}
@@ -468,8 +488,8 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 {
 	struct run_opts o;
 	struct run_target t;
+	struct kernel_spec ks = {0};
 	struct run r;
-	char *own[2] = {NULL, NULL};
 	int status = EXIT_USAGE;
 
 	memset(x, 0, sizeof(*x));
@@ -481,15 +501,14 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 		error("lava-job: one --kernel, got %zu", o.ntargets);
 		goto out;
 	}
-	if (resolve_target(&o.targets[0], &t, own) < 0)
+	if (resolve_target(&o.targets[0], &t, &ks) < 0)
 		goto out;
 	run_init(&r, &o, &t, o.out_dir);
 	if (run_prepare_export(&r, kvm, x) == 0)
 		status = 0;
 	run_release(&r);
 out:
-	free(own[0]);
-	free(own[1]);
+	kernel_spec_release(&ks);
 	run_opts_release(&o);
 	return status;
 }

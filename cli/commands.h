@@ -54,16 +54,6 @@ int cli_usage_option(int c, const char *usage, const char *cmd);
  * KCIDB's origin syntax. */
 int cli_parse_kcidb_origin(const char *arg, const char **out);
 
-/* --kernel debian:ARCH[:RELEASE]: Debian's packaged kernel, fetched into the cache. */
-#define CLI_KERNEL_DEBIAN "debian:"
-/* Fetch (or find cached) Debian's kernel for arch from release (NULL: the machine's apt
- * sources) with the fetch-kernel.sh helper, which says on stderr what it downloads. Returns the
- * image's path (caller frees), or NULL after a message with *status 2 (bad arch or release) or
- * 3 (the download failed). */
-char *cli_kernel_fetch(const char *arch, const char *release, int *status);
-/* spec is "debian:ARCH[:RELEASE]"; want_arch (--arch, may be NULL) must agree. The image's
- * path and *arch_out (both for the caller to free), or NULL after a message. */
-char *cli_kernel_spec(const char *spec, const char *want_arch, char **arch_out);
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
 /* Parse a whole number of seconds ("45", "0"); -1 when bad. */

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
+#include "kconfig.h"
 #include "protocol.h"
 
 struct need {
@@ -41,154 +43,111 @@ static const struct need always[] = {
 	 NULL},
 };
 
-/* The value of opt in a .config: "y", "m", a string...; "n" for "# CONFIG_X is not set"; NULL
- * when the file does not mention it. *vlen is the value's length. */
-static const char *config_value(const char *buf, size_t len, const char *opt, size_t *vlen)
-{
-	size_t olen = strlen(opt);
-
-	for (const char *p = buf, *end = buf + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
-		size_t n = (size_t)(e - p);
-
-		if (n > olen && !memcmp(p, opt, olen) && p[olen] == '=') {
-			*vlen = n - olen - 1;
-			return p + olen + 1;
-		}
-		if (n == olen + 13 && !memcmp(p, "# ", 2) && !memcmp(p + 2, opt, olen) &&
-		    !memcmp(p + 2 + olen, " is not set", 11)) {
-			*vlen = 1;
-			return "n";
-		}
-		p = e + 1;
-	}
-	return NULL;
-}
-
-static bool config_is_y(const char *buf, size_t len, const char *opt)
-{
-	size_t vlen;
-	const char *v = config_value(buf, len, opt, &vlen);
-
-	return v && vlen == 1 && *v == 'y';
-}
-
 /* One need: a "CONFIG_X\tSTATE\tWHY" line when it is not built in. */
-static size_t check_one(const char *buf, size_t len, const char *opt, const char *why,
+static size_t check_one(const struct kconfig *kc, const char *opt, const char *why,
 			struct strbuf *missing)
 {
-	size_t vlen;
-	const char *v = config_value(buf, len, opt, &vlen);
+	const char *v = kconfig_value(kc, opt);
 
-	if (v && vlen == 1 && *v == 'y')
+	if (v && !strcmp(v, "y"))
 		return 0;
 	if (!v)
 		strbuf_addf(missing, "%s\tis absent\t%s\n", opt, why);
-	else if (vlen == 1 && *v == 'n')
+	else if (!strcmp(v, "n"))
 		strbuf_addf(missing, "%s\tis not set\t%s\n", opt, why);
 	else
-		strbuf_addf(missing, "%s\t=%.*s, not built in\t%s\n", opt, (int)vlen, v, why);
+		strbuf_addf(missing, "%s\t=%s, not built in\t%s\n", opt, v, why);
 	return 1;
 }
 
-/* The kernel option that lets it unpack each compression (usr/Kconfig). */
-static const char *compress_option(const char *compress)
-{
-	static const char *const map[][2] = {
-		{"gzip", "CONFIG_RD_GZIP"},
-		{"xz", "CONFIG_RD_XZ"},
-		{"zstd", "CONFIG_RD_ZSTD"},
-		{"lz4", "CONFIG_RD_LZ4"},
-	};
-
-	for (size_t i = 0; compress && i < ARRAY_SIZE(map); i++)
-		if (!strcmp(map[i][0], compress))
-			return map[i][1];
-	return NULL;
-}
-
-size_t kconfig_check_text(const char *buf, size_t len, const struct kconfig_needs *n,
-			  struct strbuf *missing)
+/* kconfig_check_text on a config already read. */
+static size_t check_config(const struct kconfig *kc, const struct kconfig_needs *n,
+			   struct strbuf *missing)
 {
 	size_t count = 0;
-	const char *rd = compress_option(n->compress);
+	const char *rd = kconfig_rd_option(n->compress);
 
 	for (size_t i = 0; i < ARRAY_SIZE(always); i++)
-		if (!always[i].only_if || config_is_y(buf, len, always[i].only_if))
-			count += check_one(buf, len, always[i].opt, always[i].why, missing);
+		if (!always[i].only_if || kconfig_is_y(kc, always[i].only_if))
+			count += check_one(kc, always[i].opt, always[i].why, missing);
 	if (n->cfg) {
 		char *why = xasprintf("the console driver for console=%s, where tapboot reads the "
 				      "results",
 				      n->cfg->console);
 
 		for (size_t i = 0; i < n->cfg->kconfig_console.n; i++)
-			count += check_one(buf, len, n->cfg->kconfig_console.v[i], why, missing);
+			count += check_one(kc, n->cfg->kconfig_console.v[i], why, missing);
 		free(why);
 	}
 	if (n->scripts)
-		count += check_one(buf, len, "CONFIG_BINFMT_SCRIPT", "a test is a #! script",
-				   missing);
+		count += check_one(kc, "CONFIG_BINFMT_SCRIPT", "a test is a #! script", missing);
 	if (rd) {
 		char *why = xasprintf("the initramfs is %s-compressed (--compress)", n->compress);
 
-		count += check_one(buf, len, rd, why, missing);
+		count += check_one(kc, rd, why, missing);
 		free(why);
 	}
 	if (n->modules)
-		count += check_one(buf, len, "CONFIG_MODULES", "the init loads modules (--module)",
+		count += check_one(kc, "CONFIG_MODULES", "the init loads modules (--module)",
 				   missing);
 	return count;
 }
 
-static int read_all(const char *path, struct strbuf *sb)
+size_t kconfig_check_text(const char *buf, size_t len, const struct kconfig_needs *n,
+			  struct strbuf *missing)
 {
-	char buf[1 << 16];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct kconfig kc = KCONFIG_INIT;
+	size_t count;
 
-	if (fd < 0)
+	kconfig_parse(buf, len, NULL, &kc);
+	count = check_config(&kc, n, missing);
+	kconfig_release(&kc);
+	return count;
+}
+
+/* path's options into kc (zeroed), every line that is not one skipped: the checks read what
+ * they can. -1 with errno set when the file cannot be read. */
+static int read_config(const char *path, struct kconfig *kc)
+{
+	char *text;
+	size_t len;
+
+	if (read_file(path, &text, &len) < 0)
 		return -1;
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		strbuf_add(sb, buf, (size_t)got);
-	close(fd);
-	return got < 0 ? -1 : 0;
+	kconfig_parse(text, len, NULL, kc);
+	free(text);
+	return 0;
 }
 
 bool kconfig_all_y(const char *config, const struct strlist *opts)
 {
-	struct strbuf text = STRBUF_INIT;
-	bool all = read_all(config, &text) == 0;
+	struct kconfig kc = KCONFIG_INIT;
+	bool all = read_config(config, &kc) == 0;
 
 	for (size_t i = 0; all && i < opts->n; i++)
-		all = config_is_y(text.buf, text.len, opts->v[i]);
-	strbuf_release(&text);
+		all = kconfig_is_y(&kc, opts->v[i]);
+	kconfig_release(&kc);
 	return all;
 }
 
 int kconfig_check_run(const char *config, const struct kconfig_needs *n, bool quiet)
 {
-	struct strbuf text = STRBUF_INIT, missing = STRBUF_INIT, msg = STRBUF_INIT;
+	struct kconfig kc = KCONFIG_INIT;
+	struct strbuf missing = STRBUF_INIT, msg = STRBUF_INIT;
 	size_t count;
 	int ret = 0;
 
 	if (!config) {
 		if (!quiet)
-			fprintf(stderr,
-				"%s: note: no kernel config (a build directory's .config, "
-				"the config-* beside a Debian image, or --config FILE): the "
-				"kernel's options are not checked\n",
-				error_prog());
+			note("note: no kernel config (a build directory's .config, the config-* "
+			     "beside a Debian image, or --config FILE): the kernel's options are "
+			     "not checked");
 		return 0;
 	}
-	strbuf_grow(&text, 0);
-	if (read_all(config, &text) < 0) {
-		error_errno("cannot read kernel config '%s'", config);
-		strbuf_release(&text);
-		return -1;
-	}
+	if (read_config(config, &kc) < 0)
+		return error_errno("cannot read kernel config '%s'", config);
 	strbuf_grow(&missing, 0);
-	count = kconfig_check_text(text.buf, text.len, n, &missing);
+	count = check_config(&kc, n, &missing);
 	if (count) {
 		strbuf_addf(&msg, "kernel config '%s' lacks %s tapboot needs:\n", config,
 			    count == 1 ? "an option" : "options");
@@ -215,7 +174,7 @@ int kconfig_check_run(const char *config, const struct kconfig_needs *n, bool qu
 	}
 	strbuf_release(&msg);
 	strbuf_release(&missing);
-	strbuf_release(&text);
+	kconfig_release(&kc);
 	return ret;
 }
 
@@ -351,14 +310,13 @@ void kconfig_check_diagnose(const char *console, size_t len, const char *config,
 			    const struct kconfig_needs *n, struct strbuf *out)
 {
 	struct strlist suspects;
-	struct strbuf text = STRBUF_INIT;
-	const char *rd = compress_option(n->compress);
+	struct kconfig kc = KCONFIG_INIT;
+	const char *rd = kconfig_rd_option(n->compress);
 	bool have_config = false;
 
 	if (contains(console, len, TAPBOOT_MARK_BEGIN))
 		return;
 	strlist_init(&suspects);
-	strbuf_grow(&text, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(symptoms); i++)
 		if (contains(console, len, symptoms[i].text))
 			add_suspects(&suspects, symptoms[i].opts, rd);
@@ -369,7 +327,7 @@ void kconfig_check_diagnose(const char *console, size_t len, const char *config,
 			add_suspects(&suspects, n->cfg->kconfig_console.v[i], rd);
 		add_suspects(&suspects, "CONFIG_TTY CONFIG_PRINTK", rd);
 	}
-	if (config && read_all(config, &text) == 0)
+	if (config && read_config(config, &kc) == 0)
 		have_config = true;
 	if (len) {
 		/* A panic's backtrace and register dump follow its reason: show the lines up to
@@ -393,18 +351,14 @@ void kconfig_check_diagnose(const char *console, size_t len, const char *config,
 		struct strbuf missing = STRBUF_INIT, opts = STRBUF_INIT;
 
 		/* A suspect the config has built in is no suspect; report the ones it lacks. */
-		for (size_t i = 0; i < suspects.n; i++) {
-			size_t vlen;
-			const char *v = config_value(text.buf, text.len, suspects.v[i], &vlen);
-
-			if (!(v && vlen == 1 && *v == 'y'))
+		for (size_t i = 0; i < suspects.n; i++)
+			if (!kconfig_is_y(&kc, suspects.v[i]))
 				strbuf_addf(&opts, "%s%s", opts.len ? ", " : "", suspects.v[i]);
-		}
 		strbuf_grow(&missing, 0);
 		if (opts.len)
 			strbuf_addf(out, "likely missing: %s (not built in, kernel config '%s')\n",
 				    opts.buf, config);
-		else if (kconfig_check_text(text.buf, text.len, n, &missing))
+		else if (check_config(&kc, n, &missing))
 			strbuf_addf(out, "likely missing: %.*s (kernel config '%s')\n",
 				    (int)strcspn(missing.buf, "\t"), missing.buf, config);
 		else
@@ -421,22 +375,22 @@ void kconfig_check_diagnose(const char *console, size_t len, const char *config,
 		strbuf_addstr(out, " (no kernel config to check: --config FILE)\n");
 	}
 	strlist_release(&suspects);
-	strbuf_release(&text);
+	kconfig_release(&kc);
 }
 
 void kconfig_check_postmortem(const char *results_dir, const char *config,
 			      const struct kconfig_needs *n)
 {
-	struct strbuf console = STRBUF_INIT, out = STRBUF_INIT;
-	char *path = xasprintf("%s/console.log", results_dir);
+	struct strbuf out = STRBUF_INIT;
+	char *path = xasprintf("%s/console.log", results_dir), *console;
+	size_t len;
 
-	strbuf_grow(&console, 0);
 	strbuf_grow(&out, 0);
-	if (read_all(path, &console) == 0)
-		kconfig_check_diagnose(console.buf, console.len, config, n, &out);
+	if (read_file(path, &console, &len) == 0)
+		kconfig_check_diagnose(console, len, config, n, &out);
 	for (char *line = out.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
-		fprintf(stderr, "%s: %.*s\n", error_prog(), (int)(nl - line), line);
+		note("%.*s", (int)(nl - line), line);
+	free(console);
 	free(path);
 	strbuf_release(&out);
-	strbuf_release(&console);
 }
