@@ -41,9 +41,10 @@ int repro_pick_test(const struct repro_report *r, const char *kselftest, char **
 	if (!strcmp(tc, "boot"))
 		return 0; /* lkp's boot job runs "sleep 1" once the system is up: a trivial test */
 	if (strncmp(tc, "kernel-selftests", 16))
-		return error("testcase '%s' is not one tapboot runs itself (boot and kernel-selftests.* "
-			     "are): give the TEST that triggers it",
-			     tc);
+		return error(
+			"testcase '%s' is not one tapboot runs itself (boot and kernel-selftests.* "
+			"are): give the TEST that triggers it",
+			tc);
 	/* kernel-selftests.<coll>.<test>[.<case>] from the table or the headline */
 	const char *key = NULL;
 	for (size_t i = 0; i < r->nrows && !key; i++)
@@ -76,8 +77,7 @@ int repro_pick_test(const struct repro_report *r, const char *kselftest, char **
 
 /* ---- the QEMU machine ---- */
 
-void repro_machine_pick(const struct repro_report *r, bool kvm, struct repro_machine *m,
-			FILE *out)
+void repro_machine_pick(const struct repro_report *r, bool kvm, struct repro_machine *m, FILE *out)
 {
 	struct machine_line ml;
 
@@ -86,8 +86,9 @@ void repro_machine_pick(const struct repro_report *r, bool kvm, struct repro_mac
 	m->cpu = ml.cpu;
 	m->memory = NULL;
 	if (m->cpu && !kvm) {
-		fprintf(out, "machine: TCG cannot model the report's -cpu %s: QEMU's default CPU "
-			     "instead\n",
+		fprintf(out,
+			"machine: TCG cannot model the report's -cpu %s: QEMU's default CPU "
+			"instead\n",
 			m->cpu);
 		free(m->cpu);
 		m->cpu = NULL;
@@ -99,7 +100,8 @@ void repro_machine_pick(const struct repro_report *r, bool kvm, struct repro_mac
 		double v = strtod(ml.memory, &e);
 		double mb = *e == 'G' || *e == 'g' ? v * 1024 : v;
 		if (mb > 2048) {
-			fprintf(out, "machine: the report's %.0f MB of memory capped at 2048 MB\n", mb);
+			fprintf(out, "machine: the report's %.0f MB of memory capped at 2048 MB\n",
+				mb);
 			mb = 2048;
 		}
 		if (mb >= 64)
@@ -189,7 +191,8 @@ static int make_outdir(struct repro_plan *p)
 		p->bootscript = xasprintf("%s/boot", p->outdir);
 		FILE *fp = fopen(p->bootscript, "w");
 		if (!fp ||
-		    fputs("#!/bin/sh\n# the boot testcase: the system came up; lkp sleeps 1 s here\n"
+		    fputs("#!/bin/sh\n# the boot testcase: the system came up; lkp sleeps 1 s "
+			  "here\n"
 			  "sleep 1\n",
 			  fp) < 0 ||
 		    fclose(fp))
@@ -291,8 +294,9 @@ static bool kselftest_failed(const struct repro_plan *p, const char *dir)
 	bool failed = false;
 
 	if (!repro_read_file(res, &js, &jl)) {
-		char *pat = p->ks_case ? xasprintf("\"name\": \"%s\", \"result\": \"fail\"", p->ks_case)
-				       : xstrdup("\"result\": \"fail\"");
+		char *pat =
+			p->ks_case ? xasprintf("\"name\": \"%s\", \"result\": \"fail\"", p->ks_case)
+				   : xstrdup("\"result\": \"fail\"");
 		failed = strstr(js, pat) != NULL;
 		free(pat);
 		free(js);
@@ -321,7 +325,8 @@ static enum repro_verdict judge_attempt(const struct repro_plan *p, unsigned i, 
 			printf(": %s (%s:%zu)", m.scan.hits[m.lines[0]].id, console,
 			       m.scan.hits[m.lines[0]].line);
 		else if (*rs == EXIT_VM)
-			printf(" (the boot or VM failed before the test; tapboot run exit %d)", *rs);
+			printf(" (the boot or VM failed before the test; tapboot run exit %d)",
+			       *rs);
 		printf("  [%s]\n", dir);
 		repro_match_release(&m);
 		free(buf);
@@ -403,8 +408,8 @@ static int plan_attempts(struct repro_plan *p, int *gap)
 		return -1;
 	size_t nids = repro_report_target_ids(p->r, &ids);
 	p->sig = nids ? ids[0] : NULL;
-	printf("report: %s%s%s\n", p->sig ? p->sig : "(no signature)", p->r->commit ? " on commit " : "",
-	       p->r->commit ? p->r->commit : "");
+	printf("report: %s%s%s\n", p->sig ? p->sig : "(no signature)",
+	       p->r->commit ? " on commit " : "", p->r->commit ? p->r->commit : "");
 	printf("cmdline: %s\n", *p->cmdline ? p->cmdline : "(none beyond tapboot's)");
 	free(ids);
 	return 0;

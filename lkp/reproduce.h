@@ -54,8 +54,7 @@ struct repro_machine {
 };
 /* From the report's test machine line and dmesg: -cpu only with KVM (kvm), memory capped at
  * 2048 MB; each change said on out ("machine: ..."). */
-void repro_machine_pick(const struct repro_report *r, bool kvm, struct repro_machine *m,
-			FILE *out);
+void repro_machine_pick(const struct repro_report *r, bool kvm, struct repro_machine *m, FILE *out);
 void repro_machine_release(struct repro_machine *m);
 
 #endif

@@ -72,21 +72,22 @@ static void t_pick_test(void)
 	free(test);
 	free(tcase);
 	free(err);
-	check_int(pick("kernel-selftests", "kernel-selftests.timers.posix_timers.fail", "/ks", &test,
-		       &tcase, &err),
+	check_int(pick("kernel-selftests", "kernel-selftests.timers.posix_timers.fail", "/ks",
+		       &test, &tcase, &err),
 		  ==, 0);
 	check_str(test, "timers:posix_timers");
 	check(tcase == NULL);
 	free(test);
 	free(err);
 
-	check_int(pick("kernel-selftests", "kernel-selftests.timers.fail", "/ks", &test, &tcase, &err),
+	check_int(pick("kernel-selftests", "kernel-selftests.timers.fail", "/ks", &test, &tcase,
+		       &err),
 		  ==, -1);
 	check_str(err, "tapboot: testcase 'kernel-selftests': cannot read COLLECTION.TEST from "
 		       "'kernel-selftests.timers.fail'\n");
 	free(err);
-	check_int(pick("kernel-selftests", "kernel-selftests.timers.posix_timers", NULL, &test, &tcase,
-		       &err),
+	check_int(pick("kernel-selftests", "kernel-selftests.timers.posix_timers", NULL, &test,
+		       &tcase, &err),
 		  ==, -1);
 	check_str(err, "tapboot: testcase 'kernel-selftests': give the kselftest install tree with "
 		       "--kselftest DIR\n");
@@ -152,7 +153,8 @@ static void t_config_gap(void)
 {
 	static const char kernel[] = "CONFIG_LKDTM=y\n# CONFIG_KASAN is not set\nCONFIG_KFENCE=m\n";
 	struct repro_report r;
-	char *need[] = {(char *)"CONFIG_LKDTM=y", (char *)"CONFIG_PROVE_LOCKING", (char *)"CONFIG_KCSAN=n"};
+	char *need[] = {(char *)"CONFIG_LKDTM=y", (char *)"CONFIG_PROVE_LOCKING",
+			(char *)"CONFIG_KCSAN=n"};
 	char *missing;
 	const char *why;
 
@@ -164,7 +166,7 @@ static void t_config_gap(void)
 
 	/* the report's config: only its sanitizers and debug options that are y or m */
 	r.config_text = (char *)"CONFIG_KASAN=y\nCONFIG_NET=y\nCONFIG_KFENCE=y\nCONFIG_DEBUG_FS=m\n"
-			"# CONFIG_UBSAN is not set\nCONFIG_LKDTM=y\nCONFIG_KASAN=y\n";
+				"# CONFIG_UBSAN is not set\nCONFIG_LKDTM=y\nCONFIG_KASAN=y\n";
 	check_int(gap(&r, kernel, &missing, &why), ==, 2);
 	check_str(missing, "CONFIG_KASAN CONFIG_DEBUG_FS");
 	check_str(why, "the report's config");
@@ -235,9 +237,10 @@ static void t_machine(void)
 	check(m.smp == NULL && m.memory == NULL && m.cpu == NULL && !m.i440fx);
 	fclose(fp);
 	out = test_read_file(path, &len);
-	check_str(out, "machine: TCG cannot model the report's -cpu SandyBridge: QEMU's default CPU "
-		       "instead\n"
-		       "machine: the report's 16384 MB of memory capped at 2048 MB\n");
+	check_str(out,
+		  "machine: TCG cannot model the report's -cpu SandyBridge: QEMU's default CPU "
+		  "instead\n"
+		  "machine: the report's 16384 MB of memory capped at 2048 MB\n");
 	free(out);
 	free(path);
 }
@@ -247,8 +250,12 @@ static void t_bisect_code(void)
 	static const struct {
 		int status, plain, bisect;
 	} cases[] = {
-		{0, 0, 0}, {1, 1, 1}, {EXIT_USAGE, 2, 255}, {EXIT_VM, 3, 125},
-		{EXIT_INTERRUPTED, 130, 255}, {127, 127, 125},
+		{0, 0, 0},
+		{1, 1, 1},
+		{EXIT_USAGE, 2, 255},
+		{EXIT_VM, 3, 125},
+		{EXIT_INTERRUPTED, 130, 255},
+		{127, 127, 125},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		check_int(repro_bisect_code(cases[i].status, false), ==, cases[i].plain);
