@@ -34,8 +34,8 @@ sources() {
 	plan) echo "" ;;
 	json) echo "" ;;
 	repro) echo "$src/results/crash_sig.c $src/results/crash_id.c $src/qemu/machine_line.c
-		$src/lkp/report.c $src/lkp/mail.c $src/lkp/decode.c $src/lkp/job_script.c
-		$src/lkp/report_text.c $src/lkp/report_json.c $src/lkp/match.c" ;;
+		$src/lkp/report.c $src/lkp/report_fields.c $src/lkp/mail.c $src/lkp/decode.c
+		$src/lkp/job_script.c $src/lkp/report_text.c $src/lkp/report_json.c $src/lkp/match.c" ;;
 	arch_config) echo "" ;;
 	kselftest_settings | inputs)
 		# the builder's parsers and what they call (libarchive, libelf)

@@ -1,5 +1,5 @@
-/* report_parts.h: what lkp/'s report reader files share (report.c, mail.c, job_script.c,
- * report_text.c); nothing outside lkp/ includes it. */
+/* report_parts.h: what lkp/'s report reader files share (report.c, report_fields.c, mail.c,
+ * job_script.c, report_text.c); nothing outside lkp/ includes it. */
 #ifndef TAPBOOT_LKP_REPORT_PARTS_H
 #define TAPBOOT_LKP_REPORT_PARTS_H
 

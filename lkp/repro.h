@@ -1,6 +1,7 @@
 /* repro.h: a kernel test robot (0-day, lkp) report read from a mail (mbox, MIME, quoted-printable,
  * base64, dmesg.xz/kmsg.xz) or a directory of its materials, and matched against a console
- * (lkp/: report.c, mail.c, decode.c, job_script.c, report_text.c, report_json.c, match.c). */
+ * (lkp/: report.c, report_fields.c, mail.c, decode.c, job_script.c, report_text.c,
+ * report_json.c, match.c). */
 #ifndef TAPBOOT_REPRO_H
 #define TAPBOOT_REPRO_H
 

@@ -551,7 +551,7 @@ static void t_match_print(void)
 
 int main(void)
 {
-	error_set_prog("test_repro");
+	error_set_prog("test_lkp_report");
 	TEST(t_robot_decoded, "robot format, decoded excerpt: every field");
 	TEST(t_robot_raw_mbox, "robot format as an mbox message, raw excerpt: every field");
 	TEST(t_multipart, "multipart: quoted-printable body, config, job-script, base64 dmesg.xz");
