@@ -275,7 +275,7 @@ static int run_attempt(char *const *argv)
 		/* the results stay on disk; the attempt's table goes to stderr, stdout is ours */
 		dup2(2, 1);
 		execv("/proc/self/exe", argv);
-		fprintf(stderr, "tapboot: cannot run /proc/self/exe: %s\n", strerror(errno));
+		error_errno("cannot run /proc/self/exe");
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
