@@ -1,5 +1,6 @@
-/* fuzz_repro.c: libFuzzer harness for results/crash_sig.c, crash_id.c and repro.c: a report read
- * from a file (mail, MIME, base64, quoted-printable, xz, job-script) and a console matched. */
+/* fuzz_repro.c: libFuzzer harness for results/crash_sig.c, crash_id.c and lkp/'s report reader: a
+ * report read from a file (mail, MIME, base64, quoted-printable, xz, job-script) and a console
+ * matched. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
-	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
+	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder -I$src/lkp"
 lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c $src/lib/paths.c
 	$src/lib/line_tag.c $src/lib/base64.c $src/lib/json.c $src/lib/json_read.c $src/lib/kconfig.c $src/lib/text.c"
 
@@ -33,7 +33,9 @@ sources() {
 	sequencing) echo "$src/results/tap_parser.c $src/results/results.c" ;;
 	plan) echo "" ;;
 	json) echo "" ;;
-	repro) echo "$src/results/crash_sig.c $src/results/crash_id.c $src/results/repro.c" ;;
+	repro) echo "$src/results/crash_sig.c $src/results/crash_id.c $src/qemu/machine_line.c
+		$src/lkp/report.c $src/lkp/report_fields.c $src/lkp/mail.c $src/lkp/decode.c
+		$src/lkp/job_script.c $src/lkp/report_text.c $src/lkp/report_json.c $src/lkp/match.c" ;;
 	arch_config) echo "" ;;
 	kselftest_settings | inputs)
 		# the builder's parsers and what they call (libarchive, libelf)

@@ -1,5 +1,7 @@
 /* repro.h: a kernel test robot (0-day, lkp) report read from a mail (mbox, MIME, quoted-printable,
- * base64, dmesg.xz/kmsg.xz) or a directory of its materials, and matched against a console. */
+ * base64, dmesg.xz/kmsg.xz) or a directory of its materials, and matched against a console
+ * (lkp/: report.c, report_fields.c, mail.c, decode.c, job_script.c, report_text.c,
+ * report_json.c, match.c). */
 #ifndef TAPBOOT_REPRO_H
 #define TAPBOOT_REPRO_H
 
@@ -79,12 +81,18 @@ void repro_match_console(const struct repro_report *r, const char *buf, size_t l
 			 struct repro_match *m);
 void repro_match_release(struct repro_match *m);
 const char *repro_verdict_name(enum repro_verdict v);
+/* The exit status of a verdict: 0 clean, 1 reproduced, EXIT_VM other. */
+int repro_verdict_status(enum repro_verdict v);
+/* tapboot repro match's lines: the verdict and its id, the title, each line that counted
+ * (CONSOLE:LINE: text) with its id. */
+void repro_match_print(FILE *fp, const char *console, const struct repro_match *m);
 
 /* The report's kernel command line without lkp's bookkeeping (job=, RESULT_ROOT=, ip=, root=,
  * ...) and without the options tapboot sets itself (console=, rdinit=, tapboot.*). */
 char *repro_cmdline_for_run(const char *cmdline);
 
-/* A whole file in one buffer (NUL-terminated, *len bytes); 0, or -1 after a message. */
+/* lib's read_file (one buffer, NUL-terminated, *len bytes) with the message: 0, or -1 after
+ * "cannot open 'PATH'" or "cannot read 'PATH'". */
 int repro_read_file(const char *path, char **out, size_t *len);
 
 /* Decoders, exposed for the tests. -1 with errmsg set (static text) on bad input; *bad_line

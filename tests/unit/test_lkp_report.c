@@ -1,6 +1,7 @@
-/* test_repro.c: tapboot repro parse and match on reports made from real runs of the
- * crash-on-demand kernel (tests/fixtures/repro/, made by make-fixtures.sh), the decoders, the
- * job-script reader and the bad reports' messages. */
+/* test_lkp_report.c: lkp/'s report reader and matching: tapboot repro parse and match on reports
+ * made from real runs of the crash-on-demand kernel (tests/fixtures/repro/, made by
+ * make-fixtures.sh), the decoders, the job-script reader, the robot's fields, the JSON document
+ * (a Latin-1 Subject stays valid JSON) and the bad reports' messages. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "commands_repro.h"
 #include "error.h"
 #include "harness.h"
+#include "json_read.h"
 #include "repro.h"
 
 #ifndef TAPBOOT_SRCDIR
@@ -357,9 +359,199 @@ static void t_bad_reports(void)
 	}
 }
 
+/* A mail whose Subject holds one Latin-1 byte (0xe9, "é" in ISO-8859-1, as an unencoded header
+ * from an old client): tapboot repro parse exits 0 with valid JSON, the byte as U+FFFD. */
+static void t_latin1_subject(void)
+{
+	static const char mail[] = "From: robot@example.org\n"
+				   "Subject: [linux-next:master] caf\xe9  5a6d0d2b7c: " WARN_ID "\n"
+				   "Message-ID: <latin1@example.org>\n"
+				   "\n"
+				   "commit: " COMMIT " (\"lkdtm: \xe9t\xe9\")\n"
+				   "| " WARN_ID " | 0 | 6 |\n";
+	const char *path = test_write_file("latin1.eml", mail, sizeof(mail) - 1, 0);
+	const char *args[] = {"repro", "parse", path, NULL};
+	struct json doc;
+	char *out, *err;
+
+	check_int(run_repro(args, &out, &err), ==, 0);
+	check_str(err, "");
+	/* the escape, not the byte: the document is ASCII where the report was not UTF-8 */
+	check(out && strstr(out, "\"subject\": \"[linux-next:master] caf\\ufffd  5a6d0d2b7c: "));
+	check(out && !strchr(out, '\xe9'));
+	if (check_int(json_parse(&doc, out ? out : "", out ? strlen(out) : 0, "stdout"), ==, 0)) {
+		check_str(json_get_str(&doc, "subject"),
+			  "[linux-next:master] caf\xef\xbf\xbd  5a6d0d2b7c: " WARN_ID);
+		check_str(json_get_str(&doc, "commit_subject"), "lkdtm: \xef\xbf\xbdt\xef\xbf\xbd");
+		check_str(json_get_str(&doc, "commit"), COMMIT);
+		check_str(json_get_str(&doc, "headline"), WARN_ID);
+		check_str(json_get_str(&doc, "message_id"), "<latin1@example.org>");
+		json_release(&doc);
+	}
+	free(out);
+	free(err);
+}
+
+/* The job-script's shell words: quotes spanning lines, escapes in double quotes, a bare
+ * backslash, ';' ending a word; job.yaml only fills what the job-script did not say; the
+ * fields derived from them (testcase, machine, arch, command line, need_kconfig). */
+static void t_job_script_words(void)
+{
+	static const char job[] = "#!/bin/sh\n"
+				  "export_top_env()\n"
+				  "{\n"
+				  "\texport testcase='boot'\n"
+				  "\texport model='qemu-system-aarch64 -enable-kvm'\n"
+				  "\texport nr_cpu=4\n"
+				  "\texport memory=8G\n"
+				  "\texport kconfig=arm64-defconfig\n"
+				  "\texport bootloader_append='root=/dev/ram0\n"
+				  "debug'\n"
+				  "\texport kernel_cmdline=\"a=\\\"b c\\\" d\\$e\"; export x=1\n"
+				  "\texport need_kconfig=\\{\\\"KASAN\\\"\\=\\>\\\"y\\\"\\,\\ \\\"CONFIG_UBSAN\\\"\\}\n"
+				  "\texportnot=1\n"
+				  "}\n";
+	static const char yaml[] = "testcase: ignored\nrootfs: debian-12\n  indented: no\n";
+	const char *dir = test_write_file("jobdir/job-script", job, sizeof(job) - 1, 0);
+	struct repro_report r;
+	char *d = xstrndup(dir, strrchr(dir, '/') - dir);
+
+	test_write_file("jobdir/job.yaml", yaml, sizeof(yaml) - 1, 0);
+	repro_report_init(&r);
+	if (check_int(repro_report_read(&r, d), ==, 0)) {
+		/* x=1 follows a ";" on the value's line: the rest of that line is not read */
+		check_int(r.njob, ==, 9);
+		check_str(repro_job_get(&r, "kernel_cmdline"), "a=\"b c\" d$e");
+		check_str(repro_job_get(&r, "x"), NULL);
+		check_str(repro_job_get(&r, "testcase"), "boot");
+		check_str(repro_job_get(&r, "rootfs"), "debian-12");
+		check_str(repro_job_get(&r, "indented"), NULL);
+		check_str(r.testcase, "boot");
+		check_str(r.machine, "qemu-system-aarch64 -enable-kvm -smp 4 -m 8G");
+		check_str(r.arch, "arm64");
+		check_str(r.config_name, "arm64-defconfig");
+		check_str(r.cmdline, "root=/dev/ram0 debug a=\"b c\" d$e");
+		check_str(r.cmdline_from, "job-script");
+		if (check_int(r.nneed, ==, 2)) {
+			check_str(r.need_kconfig[0], "CONFIG_KASAN=y");
+			check_str(r.need_kconfig[1], "CONFIG_UBSAN");
+		}
+		if (check_int(r.nfiles, ==, 2)) {
+			check_str(r.files[0], "job-script");
+			check_str(r.files[1], "job.yaml");
+		}
+	}
+	repro_report_release(&r);
+	free(d);
+}
+
+/* The robot's text fields one by one: a build report's kind, the test parameters, a folded
+ * header, the tree on the line after commit:, the signature table's empty cells. */
+static void t_text_fields(void)
+{
+	static const char mail[] = "Subject: [tree:b] [mm]  0123456abc: BUG:KASAN:slab-out-of-bounds\n"
+				   "Content-Type: text/plain; charset=us-ascii\n"
+				   "X-Long: one\n"
+				   "\ttwo\n"
+				   "\n"
+				   "Hello,\n"
+				   "kernel test robot noticed the following build warnings:\n"
+				   "commit: 0123456abcdef (\"mm: a \"quoted\" change\")\n"
+				   "https://git.example.org/tree.git  for-next\n"
+				   "in testcase: stress-ng\n"
+				   "version: stress-ng-x86_64-0.15\n"
+				   "with following parameters:\n"
+				   "\tnr_threads: 10%\n"
+				   "\ttestcase: mmap\n"
+				   "config: x86_64-rhel-8.3 (https://download.01.org/x)\n"
+				   "compiler: gcc-12\n"
+				   "test machine: 4 threads 1 sockets Intel(R) Xeon(R) with 16G memory\n"
+				   "| id | parent | commit |\n"
+				   "|    | 89abcde | 0123456abc |\n"
+				   "| BUG:KASAN:slab-out-of-bounds | | 5 |\n"
+				   "| boot_successes | 6 | x |\n";
+	const char *path = test_write_file("fields.eml", mail, sizeof(mail) - 1, 0);
+	struct repro_report r;
+	const char **ids;
+
+	repro_report_init(&r);
+	if (!check_int(repro_report_read(&r, path), ==, 0))
+		return;
+	/* "in testcase:" after the build line makes it a runtime report again */
+	check_str(r.kind, "runtime");
+	check_str(r.headline, "BUG:KASAN:slab-out-of-bounds");
+	check_str(r.commit, "0123456abcdef");
+	check_str(r.commit_subject, "mm: a \"quoted\" change");
+	check_str(r.tree, "https://git.example.org/tree.git");
+	check_str(r.branch, "for-next");
+	check_str(r.testcase, "stress-ng");
+	check_str(r.version, "stress-ng-x86_64-0.15");
+	if (check_int(r.nparams, ==, 2)) {
+		check_str(r.params[0].key, "nr_threads");
+		check_str(r.params[0].value, "10%");
+		check_str(r.params[1].key, "testcase");
+		check_str(r.params[1].value, "mmap");
+	}
+	check_str(r.config_name, "x86_64-rhel-8.3");
+	check_str(r.arch, "x86_64");
+	check_str(r.compiler, "gcc-12");
+	check_str(r.machine, "4 threads 1 sockets Intel(R) Xeon(R) with 16G memory");
+	check_str(r.parent, "89abcde");
+	if (check_int(r.nrows, ==, 3)) {
+		check_str(r.rows[0].id, "id");
+		check_int(r.rows[1].parent, ==, -1);
+		check_int(r.rows[1].commit, ==, 5);
+		check_int(r.rows[2].commit, ==, -1);
+	}
+	/* the table's rows with runs on the commit, but not lkp's boot counters */
+	if (check_int(repro_report_target_ids(&r, &ids), ==, 2)) {
+		check_str(ids[0], "id");
+		check_str(ids[1], "BUG:KASAN:slab-out-of-bounds");
+	}
+	free(ids);
+	repro_report_release(&r);
+}
+
+/* tapboot repro match's lines and exit statuses, from the functions the command calls. */
+static void t_match_print(void)
+{
+	static const char console[] = "[    1.0] Run /init as init process\n"
+				      "[    2.0] WARNING: CPU: 0 PID: 16 at drivers/misc/lkdtm/bugs.c:85 "
+				      "lkdtm_WARNING+0x1f/0x30\n";
+	struct repro_report r;
+	struct repro_match m;
+	char *text;
+	size_t len;
+
+	check_int(repro_verdict_status(REPRO_CLEAN), ==, 0);
+	check_int(repro_verdict_status(REPRO_REPRODUCED), ==, 1);
+	check_int(repro_verdict_status(REPRO_OTHER), ==, 3);
+	check_str(repro_verdict_name(REPRO_OTHER), "other");
+	repro_report_init(&r);
+	if (!check_int(repro_report_read(&r, FX "robot-warning.txt"), ==, 0))
+		return;
+	repro_match_console(&r, console, sizeof(console) - 1, &m);
+	char *p = xasprintf("%s/match.out", test_tmpdir());
+	FILE *fp = fopen(p, "w");
+	if (!check(fp != NULL))
+		return;
+	repro_match_print(fp, "c.log", &m);
+	fclose(fp);
+	text = test_read_file(p, &len);
+	check_str(text, "reproduced: " WARN_ID "\n"
+			"  title: WARNING in lkdtm_WARNING\n"
+			"  c.log:2: [    2.0] WARNING: CPU: 0 PID: 16 at drivers/misc/lkdtm/bugs.c:85 "
+			"lkdtm_WARNING+0x1f/0x30\n"
+			"    id: " WARN_ID "\n");
+	free(text);
+	free(p);
+	repro_match_release(&m);
+	repro_report_release(&r);
+}
+
 int main(void)
 {
-	error_set_prog("test_repro");
+	error_set_prog("test_lkp_report");
 	TEST(t_robot_decoded, "robot format, decoded excerpt: every field");
 	TEST(t_robot_raw_mbox, "robot format as an mbox message, raw excerpt: every field");
 	TEST(t_multipart, "multipart: quoted-printable body, config, job-script, base64 dmesg.xz");
@@ -368,5 +560,9 @@ int main(void)
 	TEST(t_decoders, "base64, quoted-printable and xz decoders, their errors");
 	TEST(t_cmdline, "the report's command line without lkp's bookkeeping");
 	TEST(t_bad_reports, "bad reports: exit 2, the file and line named");
+	TEST(t_latin1_subject, "a Latin-1 byte in the Subject: exit 0, valid JSON, U+FFFD");
+	TEST(t_job_script_words, "job-script shell words, job.yaml, the fields derived from them");
+	TEST(t_text_fields, "the robot's text fields, parameters, tree line, table cells");
+	TEST(t_match_print, "repro match's lines and exit statuses");
 	return test_done();
 }
