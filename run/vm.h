@@ -36,17 +36,17 @@ struct vm {
 	/* snapshot boot */
 	struct qmp qmp;
 	bool qmp_on;
-	bool restore;	      /* started from the snapshot */
-	bool saver;	      /* saves the snapshot at the ready point */
-	bool tests_in_ram;    /* the guest holds this run's tests already (tapboot.tests=keep) */
-	bool background;      /* not the run's longest expected VM (durations of earlier runs):
-			       * its QEMU runs niced (VM_BACKGROUND_NICE, vm.c) */
-	bool handed_off;      /* its handoff line was written */
-	int ram_fd;	      /* the saver's guest RAM (snapshot_ram_open), if ram_open */
+	bool restore;	   /* started from the snapshot */
+	bool saver;	   /* saves the snapshot at the ready point */
+	bool tests_in_ram; /* the guest holds this run's tests already (tapboot.tests=keep) */
+	bool background;   /* not the run's longest expected VM (durations of earlier runs):
+			    * its QEMU runs niced (VM_BACKGROUND_NICE, vm.c) */
+	bool handed_off;   /* its handoff line was written */
+	int ram_fd;	   /* the saver's guest RAM (snapshot_ram_open), if ram_open */
 	bool ram_open;
-	char rline[32];	      /* the console's current line, while looking for the ready line */
+	char rline[32]; /* the console's current line, while looking for the ready line */
 	size_t rlen;
-	bool rline_over;      /* the current line is longer than the ready line */
+	bool rline_over; /* the current line is longer than the ready line */
 };
 
 /* ---- vm.c: a VM's QEMU and its console ---- */
