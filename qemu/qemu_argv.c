@@ -133,24 +133,45 @@ static void put_qmp(struct words *w)
 	strlist_release(&q);
 }
 
+const char *qemu_boot_machine(const struct qemu_boot *b)
+{
+	const struct arch_config *c = b->cfg;
+
+	if (b->machine)
+		return b->machine;
+	return b->bzimage && c->machine_bzimage && *c->machine_bzimage ? c->machine_bzimage
+								       : c->machine;
+}
+
+const char *qemu_boot_cpu(const struct qemu_boot *b)
+{
+	if (b->cpu)
+		return b->cpu;
+	return b->accel == QEMU_ACCEL_KVM ? b->cfg->cpu_kvm : b->cfg->cpu_tcg;
+}
+
+unsigned qemu_boot_memory_mb(const struct qemu_boot *b)
+{
+	return b->memory_mb ? b->memory_mb : b->cfg->memory_mb;
+}
+
+unsigned qemu_boot_smp(const struct qemu_boot *b)
+{
+	if (b->smp)
+		return b->smp;
+	return b->accel == QEMU_ACCEL_KVM ? b->cfg->smp : b->cfg->smp_tcg;
+}
+
 /* The command line in b->mode into w; key: the saved VM's command line, as the key sees it. */
 static void put_all(const struct qemu_boot *b, struct words *w, bool key)
 {
 	const struct arch_config *c = b->cfg;
-	const char *machine = b->machine;
-	const char *cpu = b->cpu;
+	const char *cpu = qemu_boot_cpu(b);
 	bool kvm = b->accel == QEMU_ACCEL_KVM;
-
-	if (!machine)
-		machine = b->bzimage && c->machine_bzimage && *c->machine_bzimage ?
-				  c->machine_bzimage :
-				  c->machine;
-	if (!cpu)
-		cpu = kvm ? c->cpu_kvm : c->cpu_tcg;
 
 	put(w, c->qemu);
 	put(w, "-M");
-	put(w, machine);
+	put(w, qemu_boot_machine(b));
 	put(w, "-accel");
 	/* thread=multi: one host thread per vCPU under TCG (MTTCG); thread=single: one for all */
 	put_keyed(w, kvm ? "kvm" : b->tcg_single ? "tcg,thread=single" : "tcg,thread=multi",
@@ -159,8 +180,8 @@ static void put_all(const struct qemu_boot *b, struct words *w, bool key)
 		put(w, "-cpu");
 		put(w, cpu);
 	}
-	put_num(w, "-m", b->memory_mb ? b->memory_mb : c->memory_mb);
-	put_num(w, "-smp", b->smp ? b->smp : kvm ? c->smp : c->smp_tcg);
+	put_num(w, "-m", qemu_boot_memory_mb(b));
+	put_num(w, "-smp", qemu_boot_smp(b));
 	if (c->bios && *c->bios) {
 		put(w, "-bios");
 		put(w, c->bios);
@@ -219,7 +240,7 @@ static unsigned long long plain_mib(const char *v)
 
 unsigned long long qemu_boot_ram_size(const struct qemu_boot *b)
 {
-	unsigned long long mb = b->memory_mb ? b->memory_mb : b->cfg->memory_mb;
+	unsigned long long mb = qemu_boot_memory_mb(b);
 	const char *args = b->cfg->qemu_args;
 
 	if (mb > (1ull << 32))

@@ -60,6 +60,13 @@ struct qemu_boot {
  * pages come from the page cache as the guest touches them, and its writes stay its own); left
  * out when the memory size is not a plain number of MiB (qemu_boot_ram_size 0). */
 void qemu_argv_build(const struct qemu_boot *b, struct strlist *argv);
+/* What b's command line asks for: the machine (cfg->machine_bzimage for a bzImage when the
+ * config has one), the CPU (the accelerator's), memory in MiB and vCPUs (the accelerator's),
+ * each b's own when given, else the config's. */
+const char *qemu_boot_machine(const struct qemu_boot *b);
+const char *qemu_boot_cpu(const struct qemu_boot *b);
+unsigned qemu_boot_memory_mb(const struct qemu_boot *b);
+unsigned qemu_boot_smp(const struct qemu_boot *b);
 /* The guest's memory in bytes, as -m asks for it (the config's qemu_args may ask again: the
  * last counts, as for QEMU); 0 when not a plain number of MiB. */
 unsigned long long qemu_boot_ram_size(const struct qemu_boot *b);

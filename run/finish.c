@@ -200,7 +200,9 @@ static void write_qemu_logs(struct run *r)
 
 int run_finish(struct run *r, const char *cmd_line)
 {
-	struct report_run rep = {0};
+	const struct qemu_boot machine = {.cfg = &r->cfg, .bzimage = r->bzimage,
+					  .machine = r->o->machine};
+	struct report_run rep;
 	struct crash_sig *crash;
 	struct results res;
 	struct strbuf errors = STRBUF_INIT;
@@ -215,24 +217,18 @@ int run_finish(struct run *r, const char *cmd_line)
 	free(dpath);
 	if (r->nvms > 1)
 		concat_consoles(r);
+	/* a VM's error makes its summary, and so the merged one, incomplete: complete is the
+	 * merged summary's */
+	report_run_fill(&rep, res.tests, res.ntests, &res.sum,
+			r->o->kselftest ? "kselftest" : "tapboot", errors.len ? errors.buf : NULL);
 	rep.arch = r->cfg.arch;
 	rep.kernel = r->kernel_image;
-	rep.kernel_release = res.sum.kernel;
 	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
-	rep.suite = r->o->kselftest ? "kselftest" : "tapboot";
-	rep.complete = res.sum.complete;
-	rep.error = errors.len ? errors.buf : NULL;
 	rep.wall_s = now_s() - r->start;
-	rep.tests = res.tests;
-	rep.ntests = res.ntests;
-	rep.summary = &res.sum;
 	rep.kcidb_origin = r->o->kcidb_origin;
 	rep.run_id = r->nonce;
 	rep.nonce = r->nonce;
-	rep.machine = r->o->machine ? r->o->machine
-		      : r->bzimage && r->cfg.machine_bzimage && *r->cfg.machine_bzimage
-			      ? r->cfg.machine_bzimage
-			      : r->cfg.machine;
+	rep.machine = qemu_boot_machine(&machine);
 	rep.start_time = (double)time(NULL) - (now_s() - r->start);
 	rep.reproduce = "reproduce.sh"; /* in the results directory */
 	/* a crash, or a kernel warning in a run that failed, named as the robot and syzkaller do */

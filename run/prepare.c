@@ -349,6 +349,10 @@ int run_prepare(struct run *r)
 
 int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 {
+	/* the machine as lava-job always chose it: the lab's kernel may not be a bzImage */
+	const struct qemu_boot b = {.cfg = &r->cfg, .accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG,
+				    .cpu = r->o->cpu, .machine = r->o->machine,
+				    .memory_mb = r->o->memory_mb, .smp = r->o->smp};
 	struct vm vm;
 	char *extra, *t;
 	unsigned max = 0, sum = 0;
@@ -384,10 +388,10 @@ int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 	x->arch = xstrdup(r->cfg.arch);
 	x->qemu = xstrdup(r->cfg.qemu);
 	x->console = xstrdup(r->cfg.console);
-	x->machine = xstrdup(r->o->machine ? r->o->machine : r->cfg.machine);
-	x->cpu = xstrdup(r->o->cpu ? r->o->cpu : kvm ? r->cfg.cpu_kvm : r->cfg.cpu_tcg);
-	x->memory_mb = r->o->memory_mb ? r->o->memory_mb : r->cfg.memory_mb;
-	x->smp = r->o->smp ? r->o->smp : kvm ? r->cfg.smp : r->cfg.smp_tcg;
+	x->machine = xstrdup(qemu_boot_machine(&b));
+	x->cpu = xstrdup(qemu_boot_cpu(&b));
+	x->memory_mb = qemu_boot_memory_mb(&b);
+	x->smp = qemu_boot_smp(&b);
 	x->kernel_image = abs_path(r->kernel_image);
 	x->image = xstrdup(r->initrd);
 	x->dir = abs_path(r->dir);
