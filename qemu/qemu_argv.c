@@ -83,7 +83,8 @@ static void put_boot(const struct qemu_boot *b, struct words *w, bool key)
 	put(w, "-kernel");
 	put_file(w, b->kernel, b->kernel_from_sha256);
 	put(w, "-initrd");
-	put_file(w, !key && b->mode == QEMU_MODE_SAVE && b->saver_initrd ? b->saver_initrd : b->initrd,
+	put_file(w,
+		 !key && b->mode == QEMU_MODE_SAVE && b->saver_initrd ? b->saver_initrd : b->initrd,
 		 NULL);
 	put(w, "-append");
 	put(w, b->cmdline);
@@ -174,7 +175,10 @@ static void put_all(const struct qemu_boot *b, struct words *w, bool key)
 	put(w, qemu_boot_machine(b));
 	put(w, "-accel");
 	/* thread=multi: one host thread per vCPU under TCG (MTTCG); thread=single: one for all */
-	put_keyed(w, kvm ? "kvm" : b->tcg_single ? "tcg,thread=single" : "tcg,thread=multi",
+	put_keyed(w,
+		  kvm		  ? "kvm"
+		  : b->tcg_single ? "tcg,thread=single"
+				  : "tcg,thread=multi",
 		  kvm ? "kvm" : "tcg");
 	if (cpu && *cpu) {
 		put(w, "-cpu");

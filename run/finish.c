@@ -200,8 +200,8 @@ static void write_qemu_logs(struct run *r)
 
 int run_finish(struct run *r, const char *cmd_line)
 {
-	const struct qemu_boot machine = {.cfg = &r->cfg, .bzimage = r->bzimage,
-					  .machine = r->o->machine};
+	const struct qemu_boot machine = {
+		.cfg = &r->cfg, .bzimage = r->bzimage, .machine = r->o->machine};
 	struct report_run rep;
 	struct crash_sig *crash;
 	struct results res;

@@ -350,9 +350,12 @@ int run_prepare(struct run *r)
 int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 {
 	/* the machine as lava-job always chose it: the lab's kernel may not be a bzImage */
-	const struct qemu_boot b = {.cfg = &r->cfg, .accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG,
-				    .cpu = r->o->cpu, .machine = r->o->machine,
-				    .memory_mb = r->o->memory_mb, .smp = r->o->smp};
+	const struct qemu_boot b = {.cfg = &r->cfg,
+				    .accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG,
+				    .cpu = r->o->cpu,
+				    .machine = r->o->machine,
+				    .memory_mb = r->o->memory_mb,
+				    .smp = r->o->smp};
 	struct vm vm;
 	char *extra, *t;
 	unsigned max = 0, sum = 0;

@@ -280,7 +280,8 @@ static int open_console(struct vm *vm)
 static void build_cold_argv(struct vm *vm)
 {
 	struct run *r = vm->r;
-	char *extra = vm_cold_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	char *extra = vm_cold_kernel_args(vm),
+	     *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
 	struct qemu_boot b;
 
 	vm_qemu_boot(vm, cmdline, &b);
@@ -302,8 +303,8 @@ static bool open_restore(struct run *r, struct qemu_spawn_io *io)
 	io->ram_fd = io->incoming_fd < 0 ? -1 : open(r->snap.ram_path, O_RDONLY | O_CLOEXEC);
 	if (io->ram_fd >= 0)
 		return true;
-	why = xasprintf("cannot open '%s': %s", io->incoming_fd < 0 ? r->snap.path : r->snap.ram_path,
-			strerror(errno));
+	why = xasprintf("cannot open '%s': %s",
+			io->incoming_fd < 0 ? r->snap.path : r->snap.ram_path, strerror(errno));
 	snapshot_fail(r, why);
 	free(why);
 	if (io->incoming_fd >= 0)
@@ -360,9 +361,11 @@ int vm_start(struct vm *vm)
 {
 	struct run *r = vm->r;
 	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
-	struct qemu_spawn_io io = {
-		.stdin_pipe = true, .qmp_fd = -1, .incoming_fd = -1, .ram_fd = -1,
-		.nice = vm->background ? VM_BACKGROUND_NICE : 0};
+	struct qemu_spawn_io io = {.stdin_pipe = true,
+				   .qmp_fd = -1,
+				   .incoming_fd = -1,
+				   .ram_fd = -1,
+				   .nice = vm->background ? VM_BACKGROUND_NICE : 0};
 	struct strlist argv;
 	struct qemu_boot b;
 	int ret = -1;
@@ -378,7 +381,8 @@ int vm_start(struct vm *vm)
 	if (r->snap.handoff && snapshot_role(vm, &b, &io) < 0)
 		goto out;
 	qemu_argv_build(&b, &argv);
-	ret = qemu_spawn(&vm->proc, &argv, qemu_package_hint(&r->cfg), r->snap.handoff ? &io : NULL);
+	ret = qemu_spawn(&vm->proc, &argv, qemu_package_hint(&r->cfg),
+			 r->snap.handoff ? &io : NULL);
 	if (vm->restore && io.ram_fd >= 0)
 		close(io.ram_fd);
 	if (io.incoming_fd >= 0)

@@ -226,8 +226,8 @@ static void test_modes(void)
 			    "ivshmem-plain,memdev=tapboot-tests,master=on";
 	const char *qmp = " -chardev socket,id=tapboot-qmp,fd=3 -mon "
 			  "chardev=tapboot-qmp,mode=control";
-#define RAM(share)                                                                          \
-	" -object memory-backend-file,id=tapboot-ram,size=536870912,mem-path=/proc/self/fd/5," \
+#define RAM(share)                                                                                 \
+	" -object memory-backend-file,id=tapboot-ram,size=536870912,mem-path=/proc/self/fd/5,"     \
 	"share=" share " -machine memory-backend=tapboot-ram"
 	const char *ram_on = RAM("on"), *ram_off = RAM("off");
 
@@ -323,15 +323,16 @@ static void test_snapshot_key(void)
 	check_str(ih, "09e6c018d2c8c4903308613dd1b72484d57eadf12ec50ddc8f52e5accce470f2");
 	qemu_snapshot_key_text(&b, "QEMU emulator version 9.2.1", &sb);
 	/* the files by content, the tests image by size (not its path), TCG without threading */
-	want = xasprintf("tapboot snapshot 2 (the RAM apart)\nqemu QEMU emulator version 9.2.1\n"
-			 "qemu-system-x86_64\n-M\nq35\n-accel\ntcg\n-cpu\nqemu64\n-m\n512\n-smp\n1\n"
-			 "-bios\nqboot.rom\n-no-reboot\n-display\nnone\n-monitor\nnone\n-serial\n"
-			 "stdio\n-nic\nnone\n-kernel\nsha256:%s\n-initrd\nsha256:%s\n-append\n"
-			 "console=X tapboot.handoff=1\n-object\nmemory-backend-file,id=tapboot-tests "
-			 "tests image,size=1048576\n-device\nivshmem-plain,memdev=tapboot-tests,"
-			 "master=on\n-chardev\nsocket,id=tapboot-qmp,fd=3\n-mon\n"
-			 "chardev=tapboot-qmp,mode=control\n",
-			 kh, ih);
+	want = xasprintf(
+		"tapboot snapshot 2 (the RAM apart)\nqemu QEMU emulator version 9.2.1\n"
+		"qemu-system-x86_64\n-M\nq35\n-accel\ntcg\n-cpu\nqemu64\n-m\n512\n-smp\n1\n"
+		"-bios\nqboot.rom\n-no-reboot\n-display\nnone\n-monitor\nnone\n-serial\n"
+		"stdio\n-nic\nnone\n-kernel\nsha256:%s\n-initrd\nsha256:%s\n-append\n"
+		"console=X tapboot.handoff=1\n-object\nmemory-backend-file,id=tapboot-tests "
+		"tests image,size=1048576\n-device\nivshmem-plain,memdev=tapboot-tests,"
+		"master=on\n-chardev\nsocket,id=tapboot-qmp,fd=3\n-mon\n"
+		"chardev=tapboot-qmp,mode=control\n",
+		kh, ih);
 	check_str(sb.buf, want);
 	free(want);
 	strbuf_release(&sb);
