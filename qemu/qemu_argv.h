@@ -1,4 +1,6 @@
-/* qemu_argv.h: the QEMU command line for one boot (the only place that knows QEMU's syntax). */
+/* qemu_argv.h: the QEMU command line for one boot in each mode a run uses, and the snapshot key
+ * from the same words (qemu/ is the only folder that knows QEMU's syntax: LAVA's device context
+ * is qemu_lava.h, a report's machine line machine_line.h). */
 #ifndef TAPBOOT_QEMU_ARGV_H
 #define TAPBOOT_QEMU_ARGV_H
 
