@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "run.h"
+#include "vm.h"
 
 /* The host's architecture as users type it (x86_64, arm64, ...), "" when no config knows it
  * (arch_config_host(): uname -m in the configs' uname_machine keys). */

@@ -6,7 +6,7 @@
 
 #include "accel.h"
 #include "error.h"
-#include "run.h"
+#include "vm.h"
 
 /* The VMs of one attempt, r->jobs at a time: a slot whose VM ends takes the next one, so a long
  * test holds one slot, not a whole wave (--isolate: one VM per test). */

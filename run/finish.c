@@ -12,60 +12,17 @@
 #include "error.h"
 #include "fs.h"
 #include "kernel_image.h"
+#include "qemu_version.h"
 #include "results.h"
-#include "run.h"
 #include "shard.h"
 #include "strbuf.h"
+#include "vm.h"
 
 static bool same_file(int a, int b)
 {
 	struct stat sa, sb;
 
 	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* The binary a command name runs (PATH search, as execvp does); NULL when none. */
-static char *path_lookup(const char *name)
-{
-	const char *p = getenv("PATH"), *end;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) ? NULL : xstrdup(name);
-	for (p = p ? p : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		char *cand;
-
-		end = strchrnul(p, ':');
-		cand = xasprintf("%.*s/%s", (int)(end - p), p, name);
-		if (!access(cand, X_OK))
-			return cand;
-		free(cand);
-	}
-	return NULL;
-}
-
-/* QEMU's version line into out ("unknown" when it cannot be had). `qemu --version` costs about
- * 20 ms at the end of every run, so the answer is cached per binary (stat_cache_get: a
- * reinstalled QEMU has a new inode, mtime and ctime). */
-void run_qemu_version(const char *qemu, char *out, size_t n)
-{
-	char *bin = path_lookup(qemu), *vcmd;
-	FILE *fp;
-
-	if (bin && stat_cache_get(STAT_CACHE_QEMU_VERSION, bin, out, n))
-		goto out;
-	snprintf(out, n, "unknown");
-	vcmd = xasprintf("%s --version 2>/dev/null", bin ? bin : qemu);
-	fp = popen(vcmd, "r");
-	free(vcmd);
-	if (!fp)
-		goto out;
-	if (!fgets(out, (int)n, fp))
-		snprintf(out, n, "unknown");
-	out[strcspn(out, "\n")] = '\0';
-	if (pclose(fp) == 0 && bin && strcmp(out, "unknown"))
-		stat_cache_put(STAT_CACHE_QEMU_VERSION, bin, out);
-out:
-	free(bin);
 }
 
 struct reproduce {
@@ -121,18 +78,11 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 	char khash[65] = "", ihash[65] = "", qver[256];
 	struct reproduce x = {r, cmd_line, khash, ihash, qver};
 
-	if (run_kernel_sha256(r))
-		strcpy(khash, r->kernel_sha256);
-	else
-		strcpy(khash, "unreadable");
-	/* through the stat cache: snapshot boot hashed this image already */
-	if (!stat_cache_get(STAT_CACHE_SHA256, r->initrd, ihash, sizeof(ihash)) || strlen(ihash) != 64) {
-		if (file_sha256(r->initrd, ihash) < 0)
-			strcpy(ihash, "unreadable");
-		else
-			stat_cache_put(STAT_CACHE_SHA256, r->initrd, ihash);
-	}
-	run_qemu_version(r->cfg.qemu, qver, sizeof(qver));
+	strcpy(khash, r->kernel_sha256[0] ? r->kernel_sha256 : "unreadable");
+	/* stat-cached: snapshot boot hashed this image already */
+	if (file_sha256(r->initrd, ihash) < 0)
+		strcpy(ihash, "unreadable");
+	qemu_version(r->cfg.qemu, qver, sizeof(qver));
 	if (write_file_atomic(path, WRITE_FILE_QUIET, 0755, reproduce_write, &x) < 0)
 		warning_errno("cannot write '%s'", path);
 	free(path);
@@ -250,7 +200,9 @@ static void write_qemu_logs(struct run *r)
 
 int run_finish(struct run *r, const char *cmd_line)
 {
-	struct report_run rep = {0};
+	const struct qemu_boot machine = {
+		.cfg = &r->cfg, .bzimage = r->bzimage, .machine = r->o->machine};
+	struct report_run rep;
 	struct crash_sig *crash;
 	struct results res;
 	struct strbuf errors = STRBUF_INIT;
@@ -265,24 +217,18 @@ int run_finish(struct run *r, const char *cmd_line)
 	free(dpath);
 	if (r->nvms > 1)
 		concat_consoles(r);
+	/* a VM's error makes its summary, and so the merged one, incomplete: complete is the
+	 * merged summary's */
+	report_run_fill(&rep, res.tests, res.ntests, &res.sum,
+			r->o->kselftest ? "kselftest" : "tapboot", errors.len ? errors.buf : NULL);
 	rep.arch = r->cfg.arch;
 	rep.kernel = r->kernel_image;
-	rep.kernel_release = res.sum.kernel;
 	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
-	rep.suite = r->o->kselftest ? "kselftest" : "tapboot";
-	rep.complete = res.sum.complete;
-	rep.error = errors.len ? errors.buf : NULL;
 	rep.wall_s = now_s() - r->start;
-	rep.tests = res.tests;
-	rep.ntests = res.ntests;
-	rep.summary = &res.sum;
 	rep.kcidb_origin = r->o->kcidb_origin;
 	rep.run_id = r->nonce;
 	rep.nonce = r->nonce;
-	rep.machine = r->o->machine ? r->o->machine
-		      : r->bzimage && r->cfg.machine_bzimage && *r->cfg.machine_bzimage
-			      ? r->cfg.machine_bzimage
-			      : r->cfg.machine;
+	rep.machine = qemu_boot_machine(&machine);
 	rep.start_time = (double)time(NULL) - (now_s() - r->start);
 	rep.reproduce = "reproduce.sh"; /* in the results directory */
 	/* a crash, or a kernel warning in a run that failed, named as the robot and syzkaller do */

@@ -1,6 +1,6 @@
 /* handoff.c: snapshot boot's side of a VM: the ready line on its console, the handoff line of
  * per-VM values written to its input, resuming a VM restored from the snapshot, and the same
- * values on a cold boot's command line (--no-snapshot, reproduce.sh). */
+ * values as a cold boot's kernel arguments (--no-snapshot, reproduce.sh). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include "error.h"
 #include "protocol.h"
-#include "run.h"
+#include "vm.h"
 #include "strbuf.h"
 
 /* Write the VM's handoff line to its console input (the init waits at its ready point). */
@@ -122,54 +122,24 @@ char *vm_handoff_line(const struct vm *vm)
 	return strbuf_detach(&sb);
 }
 
-void vm_cold_argv(const struct vm *vm, struct strlist *out)
+char *vm_kernel_args(const struct vm *vm)
 {
-	const struct strlist *a = &vm->argv;
+	const struct run *r = vm->r;
 
-	for (size_t i = 0; i < a->n; i++) {
-		const char *prev = i ? a->v[i - 1] : "";
-
-		/* the monitor fd and the state file are tapboot's, not a shell's */
-		if ((!strcmp(a->v[i], "-chardev") || !strcmp(a->v[i], "-mon") ||
-		     !strcmp(a->v[i], "-incoming")) &&
-		    i + 1 < a->n) {
-			i++;
-			continue;
-		}
-		if (!strcmp(prev, "-append") && vm->r->snap.handoff) {
-			/* the handoff word becomes the VM's own values (without the secret: the
-			 * init's lines come out untagged) */
-			struct strbuf sb = STRBUF_INIT;
-			const char *h = strstr(a->v[i], TAPBOOT_ARG_HANDOFF);
-
-			if (h) {
-				strbuf_add(&sb, a->v[i], (size_t)(h - a->v[i]));
-				add_vm_values(vm, &sb);
-				strbuf_addstr(&sb, h + strlen(TAPBOOT_ARG_HANDOFF));
-			} else {
-				strbuf_addstr(&sb, a->v[i]);
-			}
-			strlist_push(out, sb.buf);
-			strbuf_release(&sb);
-			continue;
-		}
-		strlist_push(out, a->v[i]);
-	}
+	/* snapshot boot: the command line is the same for every VM (it is part of the saved
+	 * state); what differs comes with the handoff line */
+	if (!r->snap.handoff)
+		return vm_cold_kernel_args(vm);
+	return r->o->append ? xasprintf(TAPBOOT_ARG_HANDOFF " %s", r->o->append)
+			    : xstrdup(TAPBOOT_ARG_HANDOFF);
 }
 
-char *vm_kernel_args(const struct vm *vm)
+char *vm_cold_kernel_args(const struct vm *vm)
 {
 	const struct run *r = vm->r;
 	struct strbuf sb = STRBUF_INIT;
 
-	/* snapshot boot: the command line is the same for every VM (it is part of the saved
-	 * state); what differs comes with the handoff line */
-	if (r->snap.handoff) {
-		strbuf_addstr(&sb, TAPBOOT_ARG_HANDOFF);
-		if (r->o->append)
-			strbuf_addf(&sb, " %s", r->o->append);
-		return strbuf_detach(&sb);
-	}
+	/* the handoff line's values without the secret: the init's lines come out untagged */
 	add_vm_values(vm, &sb);
 	if (r->o->append)
 		strbuf_addf(&sb, " %s", r->o->append);

@@ -15,7 +15,7 @@
 #include "kselftest.h"
 #include "paths.h"
 #include "proc.h"
-#include "run.h"
+#include "vm.h"
 #include "strbuf.h"
 
 /* "{arch}" in a test path becomes the run's architecture, so one command line serves a

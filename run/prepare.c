@@ -12,11 +12,12 @@
 #include "accel.h"
 #include "cache.h"
 #include "error.h"
+#include "filehash.h"
 #include "fs.h"
 #include "kernel_image.h"
-#include "run.h"
 #include "shard.h"
 #include "strbuf.h"
+#include "vm.h"
 
 static bool is_dir(const char *path)
 {
@@ -131,23 +132,13 @@ out:
 	return ret;
 }
 
-/* The kernel image's sha256 (the vmlinux cache key and reproduce.sh), computed at most once per
- * run and kept in the cache while the file is unchanged (stat_cache_get): hashing Debian's
- * 33 MB arm64 Image took 30 ms of every run. NULL after a message when it cannot be read. */
-const char *run_kernel_sha256(struct run *r)
+/* The kernel image's sha256 (the vmlinux cache key, the snapshot key of an unpacked kernel and
+ * reproduce.sh), once a run; file_sha256 keeps it while the file is unchanged: hashing
+ * Debian's 33 MB arm64 Image took 30 ms of every run. "" after a message when unreadable. */
+static void hash_kernel(struct run *r)
 {
-	if (r->kernel_sha256[0])
-		return r->kernel_sha256;
-	if (stat_cache_get(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256,
-			   sizeof(r->kernel_sha256)) &&
-	    strlen(r->kernel_sha256) == 64 && strspn(r->kernel_sha256, "0123456789abcdef") == 64)
-		return r->kernel_sha256;
-	if (file_sha256(r->kernel_image, r->kernel_sha256) < 0) {
+	if (file_sha256(r->kernel_image, r->kernel_sha256) < 0)
 		r->kernel_sha256[0] = '\0';
-		return NULL;
-	}
-	stat_cache_put(STAT_CACHE_SHA256, r->kernel_image, r->kernel_sha256);
-	return r->kernel_sha256;
 }
 
 /* x86: a bzImage decompresses itself for about 4 s under TCG (README, x86_64); when its vmlinux has
@@ -164,7 +155,8 @@ static void choose_boot_image(struct run *r)
 	r->boot_kernel = xstrdup(r->kernel_image);
 	if (r->o->boot_as_is)
 		return;
-	if (r->zimage && r->cfg.zimage_ram_base && (sum = run_kernel_sha256(r))) {
+	sum = r->kernel_sha256[0] ? r->kernel_sha256 : NULL;
+	if (r->zimage && r->cfg.zimage_ram_base && sum) {
 		cache = cache_dir();
 		if (kernel_image_unpack_zimage(r->kernel_image, sum, r->cfg.zimage_ram_base, cache,
 					       &unpacked, false) == 0) {
@@ -174,7 +166,7 @@ static void choose_boot_image(struct run *r)
 		free(cache);
 		return;
 	}
-	if (!r->bzimage || !r->cfg.pvh || !(sum = run_kernel_sha256(r)))
+	if (!r->bzimage || !r->cfg.pvh || !sum)
 		return;
 	cache = cache_dir();
 	if (kernel_image_extract_vmlinux(r->kernel_image, sum, cache, &unpacked, false) == 0 &&
@@ -276,66 +268,6 @@ static char *abs_path(const char *p)
 	return r ? r : xstrdup(p);
 }
 
-void run_opts_init(struct run_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->timeout_s = PLAN_DEFAULT_TIMEOUT;
-	builder_opts_init(&o->image);
-	o->boot_s = 120;
-	strlist_init(&o->filters);
-	strlist_init(&o->ks_targets);
-	strlist_init(&o->ks_skip_targets);
-	strlist_init(&o->ks_tests);
-	strlist_init(&o->expect_skip);
-}
-
-void run_opts_release(struct run_opts *o)
-{
-	free(o->targets);
-	strlist_release(&o->filters);
-	builder_opts_release(&o->image);
-	strlist_release(&o->ks_targets);
-	strlist_release(&o->ks_skip_targets);
-	strlist_release(&o->ks_tests);
-	strlist_release(&o->expect_skip);
-}
-
-void run_init(struct run *r, const struct run_opts *o, const struct run_target *t,
-	      const char *out_dir)
-{
-	memset(r, 0, sizeof(*r));
-	r->o = o;
-	r->kernel = t->kernel;
-	r->arch = t->arch;
-	r->out_dir = out_dir;
-	strlist_init(&r->inputs);
-	arch_config_init(&r->cfg);
-	plan_init(&r->plan);
-	r->start = now_s();
-	r->tty = isatty(2);
-}
-
-void run_release(struct run *r)
-{
-	for (size_t v = 0; v < r->nvms; v++)
-		vm_release(&r->vms[v]);
-	free(r->vms);
-	arch_config_release(&r->cfg);
-	snapshot_release(&r->snap);
-	plan_release(&r->plan);
-	strlist_release(&r->inputs);
-	free(r->kernel_image);
-	free(r->kernel_config);
-	free(r->boot_kernel);
-	free(r->dir);
-	free(r->initrd);
-	free(r->tests_image);
-	if (r->saver_initrd)
-		unlink(r->saver_initrd); /* the saver ended before its ready point */
-	free(r->saver_initrd);
-	free(r->accel_note);
-}
-
 /* Bad input after the results directory was made: leave nothing behind (the builder removes
  * its own temporary file). */
 static void remove_results_dir(struct run *r)
@@ -389,6 +321,7 @@ int run_prepare(struct run *r)
 		free(r->cfg.qemu);
 		r->cfg.qemu = xstrdup(r->o->qemu);
 	}
+	hash_kernel(r);
 	choose_boot_image(r);
 	make_nonce(r->nonce);
 	snapshot_setup(r);
@@ -416,6 +349,13 @@ int run_prepare(struct run *r)
 
 int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 {
+	/* the machine as lava-job always chose it: the lab's kernel may not be a bzImage */
+	const struct qemu_boot b = {.cfg = &r->cfg,
+				    .accel = kvm ? QEMU_ACCEL_KVM : QEMU_ACCEL_TCG,
+				    .cpu = r->o->cpu,
+				    .machine = r->o->machine,
+				    .memory_mb = r->o->memory_mb,
+				    .smp = r->o->smp};
 	struct vm vm;
 	char *extra, *t;
 	unsigned max = 0, sum = 0;
@@ -451,10 +391,10 @@ int run_prepare_export(struct run *r, bool kvm, struct run_export *x)
 	x->arch = xstrdup(r->cfg.arch);
 	x->qemu = xstrdup(r->cfg.qemu);
 	x->console = xstrdup(r->cfg.console);
-	x->machine = xstrdup(r->o->machine ? r->o->machine : r->cfg.machine);
-	x->cpu = xstrdup(r->o->cpu ? r->o->cpu : kvm ? r->cfg.cpu_kvm : r->cfg.cpu_tcg);
-	x->memory_mb = r->o->memory_mb ? r->o->memory_mb : r->cfg.memory_mb;
-	x->smp = r->o->smp ? r->o->smp : kvm ? r->cfg.smp : r->cfg.smp_tcg;
+	x->machine = xstrdup(qemu_boot_machine(&b));
+	x->cpu = xstrdup(qemu_boot_cpu(&b));
+	x->memory_mb = qemu_boot_memory_mb(&b);
+	x->smp = qemu_boot_smp(&b);
 	x->kernel_image = abs_path(r->kernel_image);
 	x->image = xstrdup(r->initrd);
 	x->dir = abs_path(r->dir);

@@ -1,10 +1,8 @@
-/* run.h: one `tapboot run` of one kernel: its options, the run and VM structs, and the three
- * steps cli/cmd_run.c calls: run_prepare (kernel, results directory, image), run_boot (the VMs)
- * and run_finish (reports, reproduce.sh, the exit status). Between cli/ and the modules: run/
- * sees builder/, qemu/, results/ and lib/; cli/ sees run/. The files: prepare.c (kernel, results
- * directory, nonce), image.c (the initramfs), shard.c (which VM runs what), accel.c (KVM or TCG,
- * -j auto), vm.c (QEMU processes and their consoles), boot.c (the pool of VMs, the KVM probe),
- * handoff.c and snapshot.c (snapshot boot), finish.c (reports, reproduce.sh). */
+/* run.h: one `tapboot run` of one kernel: its options, the run struct, and the steps cli/ calls:
+ * run_init, run_prepare (kernel, results directory, image), run_boot (the VMs), run_finish
+ * (reports, reproduce.sh, the exit status) and run_release; lava-job's export. Between cli/ and
+ * the modules: run/ sees builder/, kernel/, qemu/, results/ and lib/; cli/, lkp/, lava/ and
+ * kcidb/ see run/. What only run/'s files share is in vm.h. */
 #ifndef TAPBOOT_RUN_H
 #define TAPBOOT_RUN_H
 
@@ -14,11 +12,9 @@
 #include "arch_config.h"
 #include "builder.h"
 #include "kconfig_check.h"
-#include "launch.h"
 #include "line_tag.h"
 #include "plan.h"
 #include "qemu_argv.h"
-#include "qmp.h"
 #include "report.h"
 #include "strlist.h"
 #include "tap_parser.h"
@@ -104,7 +100,7 @@ struct run {
 	char *kernel_image;	/* the image file (resolved from a build directory) */
 	char *kernel_config;	/* the kernel's .config when known */
 	char *boot_kernel;	/* what QEMU boots (maybe the extracted vmlinux) */
-	char kernel_sha256[65]; /* of kernel_image, "" until run_kernel_sha256() computed it */
+	char kernel_sha256[65]; /* of kernel_image (run_prepare), "" when unreadable */
 	bool tcg_single;	/* the VMs booting now share the host: TCG thread=single */
 	bool bzimage;
 	bool zimage;	  /* an arm zImage */
@@ -137,42 +133,6 @@ struct run {
 	char *accel_note;
 	enum qemu_accel accel;
 	struct run_snapshot snap;
-};
-
-/* One QEMU process: a shard of the plan, or one disruptive test on its own. */
-struct vm {
-	struct run *r;
-	unsigned index;	   /* 1-based, for file names and messages */
-	char *select_args; /* tapboot.shard= / tapboot.only= / tapboot.disruptive= for this VM */
-	size_t *tests;	   /* plan indices this VM runs, in order */
-	size_t ntests;
-	struct tap_parser *parser;
-	FILE *console;
-	char *console_path;
-	FILE *test_log;
-	unsigned test_log_num;
-	bool begun;
-	struct strlist argv;
-	struct qemu_proc proc;
-	bool spawned;
-	enum watch_result res;
-	char *qemu_err;
-	int qemu_status;
-	char *error; /* why this VM's run did not complete */
-	/* snapshot boot */
-	struct qmp qmp;
-	bool qmp_on;
-	bool restore;	      /* started from the snapshot */
-	bool saver;	      /* saves the snapshot at the ready point */
-	bool tests_in_ram;    /* the guest holds this run's tests already (tapboot.tests=keep) */
-	bool background;      /* not the run's longest expected VM (durations of earlier runs):
-			       * its QEMU runs niced (VM_BACKGROUND_NICE, vm.c) */
-	bool handed_off;      /* its handoff line was written */
-	int ram_fd;	      /* the saver's guest RAM (snapshot_ram_open), if ram_open */
-	bool ram_open;
-	char rline[32];	      /* the console's current line, while looking for the ready line */
-	size_t rlen;
-	bool rline_over;      /* the current line is longer than the ready line */
 };
 
 /* r for target t of o, results in out_dir (NULL: a new directory under ./tapboot-out/). */
@@ -221,70 +181,5 @@ int run_builder_target(struct builder_opts *o, const struct arch_config *cfg, co
 /* Debian's busybox-static for arch, fetched by scripts/fetch-busybox.sh into the cache; its
  * path (caller frees), or NULL after a message (builder_opts.fetch_busybox). */
 char *run_fetch_busybox(const char *arch);
-
-/* ---- between run/'s files ---- */
-
-/* The builder's inputs (the tests with {arch} expanded, the kselftest manifest in the results
- * directory) into r->initrd, the plan into r->plan (image.c); with check_kconfig, first the
- * kernel's config against what the run needs (kconfig_check_run). -1 after a message. */
-int run_build_image(struct run *r, bool check_kconfig);
-/* r->saver_initrd made (once a run): the image, zeros to a 4-byte boundary (the kernel takes
- * the next archive there), the tests' archive without its padding. -1 (said in the console's
- * place: nothing, the saver then reads the tests image like any VM) when it cannot be. */
-int run_saver_initrd(struct run *r);
-
-/* QEMU's version line into out ("unknown" when it cannot be had), cached per binary
- * (finish.c). */
-void run_qemu_version(const char *qemu, char *out, size_t n);
-/* The kernel image's sha256, computed at most once per run (prepare.c); NULL after a message. */
-const char *run_kernel_sha256(struct run *r);
-/* The per-test timeout of plan test i under the options (shard.c). */
-unsigned run_test_timeout(const struct run *r, size_t i);
-/* The tapboot.* kernel arguments of a VM: nonce, timeout, filters, its selection, --append
- * (handoff.c). Caller frees. */
-char *vm_kernel_args(const struct vm *vm);
-/* The idle and deadline limits of a VM (0: none) (vm.c). */
-void vm_limits(const struct vm *vm, double *idle, double *deadline);
-/* What cut a VM's console off, when tapboot did; why its run did not complete (vm.c). Caller
- * frees; NULL when none. */
-char *vm_cut_reason(struct run *r, const struct vm *vm);
-char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut);
-void vm_release(struct vm *vm);
-/* vm's QEMU command line as a shell can run it: a cold boot with the per-VM values on the
- * kernel command line (no monitor fd, no state file). */
-void vm_cold_argv(const struct vm *vm, struct strlist *out);
-/* The line of per-VM values a VM gets at the ready point (protocol.h), '\n' ended; caller
- * frees. */
-char *vm_handoff_line(const struct vm *vm);
-/* Inside run/ (vm.c): start a VM's QEMU (-1 when it cannot start), its console callback, the
- * last line of QEMU's messages (caller frees). */
-int vm_start(struct vm *vm);
-enum watch_action vm_console_data(void *ctx, const char *buf, size_t len);
-char *vm_last_line(const char *s);
-/* (handoff.c) Look for the init's ready line in console data and hand the VM its line; resume a
- * VM started from the snapshot (-1: QEMU refused the state, the snapshot is gone, boot cold). */
-void vm_scan_ready(struct vm *vm, const char *buf, size_t len);
-int vm_resume_restored(struct vm *vm);
-
-/* Snapshot boot (snapshot.c). Before the image is built: does this run use it (r->snap.handoff;
- * the image then holds no secret, it comes with the handoff line)? */
-void snapshot_setup(struct run *r);
-/* Once the VMs' QEMU command line is known (argv of any VM: they differ only in the console
- * input): the key, and whether a checked state file exists (READY) or must be saved (BUILD). A
- * corrupted or truncated file is removed, said, and saved again. */
-void snapshot_lookup(struct run *r, const struct strlist *argv);
-/* The saving VM's guest RAM: a file without a name (on a tmpfs when it has room, else in the
- * cache), shared with QEMU. -1 after snapshot_fail (no room for it). */
-int snapshot_ram_open(struct run *r);
-/* Save vm (paused at its ready point, QMP on, its RAM in vm->ram_fd) as the run's snapshot:
- * the state, and a sparse copy of the RAM; the VM stays paused. 0, or -1 after snapshot_fail. */
-int snapshot_save(struct run *r, struct vm *vm);
-/* Saving or restoring failed (or the machine cannot): cold boots from now on, said once. */
-void snapshot_fail(struct run *r, const char *why);
-/* Remove the snapshot's files (its state, RAM and sum). */
-void snapshot_remove(const struct run *r);
-/* For reproduce.sh and messages: where the VMs came from. */
-const char *snapshot_state_name(enum snapshot_state s);
-void snapshot_release(struct run_snapshot *s);
 
 #endif

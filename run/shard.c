@@ -141,15 +141,51 @@ static char *only_arg(const size_t *idx, size_t n)
 	return strbuf_detach(&sb);
 }
 
+/* Estimates est[0..n) of plan tests idx[0..n) from earlier runs' durations (d NULL: none),
+ * the unknown ones the mean of the known (0 when none is), and both sorted by them, longest
+ * first (insertion sort: stable, ties keep idx's order; plans are small). How many were known. */
+static size_t sort_longest_first(const struct run *r, const struct durations *d, size_t *idx,
+				 double *est, size_t n)
+{
+	size_t known = 0;
+	double mean = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double *sec = d ? durations_find(d, r->plan.tests[idx[i]].name) : NULL;
+
+		est[i] = sec ? *sec : -1;
+		if (sec) {
+			mean += *sec;
+			known++;
+		}
+	}
+	if (known)
+		mean /= (double)known;
+	for (size_t i = 0; i < n; i++)
+		if (est[i] < 0)
+			est[i] = mean;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && est[j] > est[j - 1]; j--) {
+			double te = est[j];
+			size_t ti = idx[j];
+
+			est[j] = est[j - 1];
+			idx[j] = idx[j - 1];
+			est[j - 1] = te;
+			idx[j - 1] = ti;
+		}
+	return known;
+}
+
 /* Longest first onto the least loaded shard (LPT), with durations from earlier runs; tests
  * never seen count as the mean of the known ones. Returns false (leaving the modulo shards)
  * when fewer than half the tests are known or the lists would not fit the kernel's command
  * line (2048 bytes on x86 and arm64; a margin for the rest). */
 static bool balance_shards(struct run *r, size_t nshards, const struct durations *d)
 {
-	size_t n = 0, known = 0, total_len = 0;
+	size_t n = 0, known, total_len = 0;
 	size_t *order, **saved = NULL, *saved_n = NULL;
-	double *est, *load, mean = 0;
+	double *est, *load;
 	bool ok = false;
 
 	for (size_t v = 0; v < nshards; v++)
@@ -159,17 +195,9 @@ static bool balance_shards(struct run *r, size_t nshards, const struct durations
 	load = xcalloc(nshards, sizeof(*load));
 	n = 0;
 	for (size_t v = 0; v < nshards; v++)
-		for (size_t k = 0; k < r->vms[v].ntests; k++) {
-			double *sec = durations_find(d, r->plan.tests[r->vms[v].tests[k]].name);
-
-			order[n] = r->vms[v].tests[k];
-			est[n] = sec ? *sec : -1;
-			if (sec) {
-				known++;
-				mean += *sec;
-			}
-			n++;
-		}
+		for (size_t k = 0; k < r->vms[v].ntests; k++)
+			order[n++] = r->vms[v].tests[k];
+	known = sort_longest_first(r, d, order, est, n);
 	if (!n || known * 2 < n)
 		goto out;
 	saved = xcalloc(nshards, sizeof(*saved));
@@ -179,21 +207,6 @@ static bool balance_shards(struct run *r, size_t nshards, const struct durations
 		memcpy(saved[v], r->vms[v].tests, r->vms[v].ntests * sizeof(**saved));
 		saved_n[v] = r->vms[v].ntests;
 	}
-	mean /= (double)known;
-	for (size_t i = 0; i < n; i++)
-		if (est[i] < 0)
-			est[i] = mean;
-	/* sort by estimate, longest first (insertion sort: plans are small) */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && est[j] > est[j - 1]; j--) {
-			double te = est[j];
-			size_t to = order[j];
-
-			est[j] = est[j - 1];
-			order[j] = order[j - 1];
-			est[j - 1] = te;
-			order[j - 1] = to;
-		}
 	for (size_t v = 0; v < nshards; v++)
 		r->vms[v].ntests = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -265,34 +278,9 @@ static char *console_path(const struct run *r, size_t v)
  * plan's order. */
 static void isolate_vms(struct run *r, size_t *sel, size_t nsel, const struct durations *d)
 {
-	double *est = xcalloc(nsel + 1, sizeof(*est)), mean = 0;
-	size_t known = 0;
+	double *est = xcalloc(nsel + 1, sizeof(*est));
+	size_t known = sort_longest_first(r, d, sel, est, nsel);
 
-	for (size_t i = 0; i < nsel; i++) {
-		double *sec = d ? durations_find(d, r->plan.tests[sel[i]].name) : NULL;
-
-		est[i] = sec ? *sec : -1;
-		if (sec) {
-			mean += *sec;
-			known++;
-		}
-	}
-	if (known)
-		mean /= (double)known;
-	for (size_t i = 0; i < nsel; i++)
-		if (est[i] < 0)
-			est[i] = mean;
-	/* insertion sort, stable */
-	for (size_t i = 1; i < nsel; i++)
-		for (size_t j = i; j > 0 && est[j] > est[j - 1]; j--) {
-			double te = est[j];
-			size_t ts = sel[j];
-
-			est[j] = est[j - 1];
-			sel[j] = sel[j - 1];
-			est[j - 1] = te;
-			sel[j - 1] = ts;
-		}
 	free(est);
 	r->nvms = nsel;
 	r->vms = xcalloc(r->nvms, sizeof(*r->vms));

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "run.h"
+#include "vm.h"
 #include "strlist.h"
 #include "tap_parser.h"
 

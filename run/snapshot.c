@@ -16,14 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <nettle/sha2.h>
-
 #include "cache.h"
 #include "error.h"
 #include "filesum.h"
 #include "fs.h"
-#include "kernel_image.h"
-#include "run.h"
+#include "qemu_version.h"
+#include "vm.h"
 #include "strbuf.h"
 
 /* Saving writes tens of MB; loading one takes well under a second here. Generous: a loaded
@@ -77,58 +75,6 @@ void snapshot_setup(struct run *r)
 	r->snap.state = SNAPSHOT_BUILD;
 	if (r->cfg.snapshot_off && *r->cfg.snapshot_off)
 		snapshot_fail(r, r->cfg.snapshot_off);
-}
-
-/* The sha256 of a file, through the stat cache (the kernel is the same file run after run;
- * the image is new each run and small). "" when unreadable. */
-static void content_hash(const char *path, char hex[65])
-{
-	if (stat_cache_get(STAT_CACHE_SHA256, path, hex, 65) && strlen(hex) == 64)
-		return;
-	if (file_sha256(path, hex) < 0) {
-		hex[0] = '\0';
-		return;
-	}
-	stat_cache_put(STAT_CACHE_SHA256, path, hex);
-}
-
-/* What the saved state depends on, as text: QEMU's version, its command line with the kernel
- * and image as content hashes, TCG's threading left out (one host thread or one per vCPU is
- * not part of the guest's state). */
-static void key_text(struct run *r, const struct strlist *argv, struct strbuf *sb)
-{
-	char ver[256], hex[65];
-
-	run_qemu_version(r->cfg.qemu, ver, sizeof(ver));
-	strbuf_addf(sb, "tapboot snapshot 2 (the RAM apart)\nqemu %s\n", ver);
-	for (size_t i = 0; i < argv->n; i++) {
-		const char *prev = i ? argv->v[i - 1] : "";
-
-		if (!strcmp(prev, "-kernel") && strcmp(r->boot_kernel, r->kernel_image) &&
-		    !strcmp(argv->v[i], r->boot_kernel) && run_kernel_sha256(r)) {
-			/* unpacked on the host into the cache, named by the image's sha256: the
-			 * image's hash (stat-cached) names it. Hashing the 60-70 MB vmlinux cost
-			 * 0.08-0.11 s a run, since the cache upkeep's mark of use moves its ctime. */
-			const char *base = strrchr(r->boot_kernel, '/');
-
-			strbuf_addf(sb, "unpacked %s from sha256:%s\n", base ? base + 1 : r->boot_kernel,
-				    run_kernel_sha256(r));
-		} else if (!strcmp(prev, "-kernel") || !strcmp(prev, "-initrd")) {
-			content_hash(argv->v[i], hex);
-			strbuf_addf(sb, "sha256:%s\n", hex);
-		} else if (!strcmp(prev, "-object") && !strncmp(argv->v[i], QEMU_TESTS_OBJECT ",",
-								strlen(QEMU_TESTS_OBJECT) + 1)) {
-			/* the tests image: its size, not its path or content (the state leaves it
-			 * out, x-ignore-shared; a restored VM reads the run's own) */
-			const char *size = strstr(argv->v[i], ",size=");
-
-			strbuf_addf(sb, "%s tests image%s\n", QEMU_TESTS_OBJECT, size ? size : "");
-		} else if (!strcmp(prev, "-accel") && !strncmp(argv->v[i], "tcg", 3)) {
-			strbuf_addstr(sb, "tcg\n");
-		} else {
-			strbuf_addf(sb, "%s\n", argv->v[i]);
-		}
-	}
 }
 
 /* KEY.sum: the sizes and checksums of the state and of the RAM, and how much of the RAM is
@@ -227,22 +173,14 @@ static bool snapshot_check(struct run *r)
 	return false;
 }
 
-void snapshot_lookup(struct run *r, const struct strlist *argv)
+void snapshot_lookup(struct run *r, const struct qemu_boot *b)
 {
-	struct strbuf sb = STRBUF_INIT;
-	unsigned char dig[SHA256_DIGEST_SIZE];
-	struct sha256_ctx ctx;
-	char *cache, *dir;
+	char ver[256], *cache, *dir;
 
 	if (r->snap.state != SNAPSHOT_BUILD)
 		return;
-	key_text(r, argv, &sb);
-	sha256_init(&ctx);
-	sha256_update(&ctx, sb.len, (const uint8_t *)sb.buf);
-	sha256_digest(&ctx, sizeof(dig), dig);
-	strbuf_release(&sb);
-	for (size_t i = 0; i < sizeof(dig); i++)
-		sprintf(r->snap.key + 2 * i, "%02x", dig[i]);
+	qemu_version(r->cfg.qemu, ver, sizeof(ver));
+	qemu_snapshot_key(b, ver, r->snap.key);
 	cache = cache_dir();
 	dir = xasprintf("%s/snapshots", cache);
 	free(cache);
@@ -264,7 +202,7 @@ void snapshot_lookup(struct run *r, const struct strlist *argv)
 	r->snap.seen_path = xasprintf("%s/%s.seen", dir, r->snap.key);
 	free(dir);
 	/* the RAM is a file of -m's size */
-	r->snap.ram_size = qemu_argv_ram_size(argv);
+	r->snap.ram_size = qemu_boot_ram_size(b);
 	if (!r->snap.ram_size) {
 		snapshot_fail(r, "the guest's memory size (-m) is not a plain number of MiB");
 		return;

@@ -15,7 +15,7 @@
 #include "accel.h"
 #include "error.h"
 #include "protocol.h"
-#include "run.h"
+#include "vm.h"
 #include "strbuf.h"
 
 /* A VM that is not the run's longest expected one (run/shard.c marks it background) runs its
@@ -216,8 +216,41 @@ static bool saver_takes_tests(const struct run *r)
 	       c == BUILDER_COMPRESS_ZSTD;
 }
 
-/* Console log, parser and QEMU process for one attempt; -1 when QEMU cannot start. */
-int vm_start(struct vm *vm)
+void vm_qemu_boot(const struct vm *vm, const char *cmdline, struct qemu_boot *b)
+{
+	const struct run *r = vm->r;
+	bool unpacked = strcmp(r->boot_kernel, r->kernel_image) && r->kernel_sha256[0];
+
+	*b = (struct qemu_boot){
+		.cfg = &r->cfg,
+		.mode = QEMU_MODE_COLD,
+		.kernel = r->boot_kernel,
+		.bzimage = r->bzimage,
+		.initrd = r->initrd,
+		.cmdline = cmdline,
+		.accel = r->accel,
+		.tcg_single = r->tcg_single,
+		.cpu = r->o->cpu,
+		.machine = r->o->machine,
+		.memory_mb = r->o->memory_mb,
+		.smp = r->o->smp,
+		.tests_image = r->tests_image,
+		.tests_size = r->tests_size,
+		/* the QMP monitor on every VM of a snapshot run: the command line the snapshot
+		 * was saved with is the one it is restored with */
+		.qmp = r->snap.handoff,
+		.kernel_from_sha256 = unpacked ? r->kernel_sha256 : NULL,
+	};
+}
+
+void vm_cold_argv(const struct vm *vm, struct strlist *out)
+{
+	for (size_t i = 0; i < vm->argv.n; i++)
+		strlist_push(out, vm->argv.v[i]);
+}
+
+/* The console log and the parser of one attempt; -1 when the log cannot be created. */
+static int open_console(struct vm *vm)
 {
 	struct run *r = vm->r;
 	struct tap_parser_events ev = {
@@ -228,141 +261,141 @@ int vm_start(struct vm *vm)
 		.on_line = on_line,
 		.on_crash = on_crash,
 	};
-	const char **names = xcalloc(vm->ntests + 1, sizeof(*names));
-	struct qemu_boot b = {
-		.cfg = &r->cfg,
-		.kernel = r->boot_kernel,
-		.bzimage = r->bzimage,
-		.initrd = r->initrd,
-		.accel = r->accel,
-		.tcg_single = r->tcg_single,
-		.cpu = r->o->cpu,
-		.machine = r->o->machine,
-		.memory_mb = r->o->memory_mb,
-		.smp = r->o->smp,
-		.tests_image = r->tests_image,
-		.tests_size = r->tests_size,
-	};
-	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
-	struct qemu_spawn_io io = {
-		.stdin_pipe = true, .qmp_fd = -1, .incoming_fd = -1, .ram_fd = -1,
-		.nice = vm->background ? VM_BACKGROUND_NICE : 0};
-	struct strlist spawn_argv;
-	int ret;
+	const char **names;
 
-	vm_reset(vm);
 	vm->console = fopen(vm->console_path, "w");
-	if (!vm->console) {
-		error_errno("cannot create '%s'", vm->console_path);
-		free(names);
-		free(extra);
-		free(cmdline);
-		return -1;
-	}
+	if (!vm->console)
+		return error_errno("cannot create '%s'", vm->console_path);
 	vm->parser = tap_parser_new(r->nonce, &ev);
 	tap_parser_set_mode(vm->parser, TAP_PARSE_TAPBOOT, r->key);
+	names = xcalloc(vm->ntests + 1, sizeof(*names));
 	for (size_t i = 0; i < vm->ntests; i++)
 		names[i] = r->plan.tests[vm->tests[i]].name;
 	tap_parser_expect(vm->parser, names, vm->ntests);
 	free(names);
-	b.cmdline = cmdline;
+	return 0;
+}
+
+/* reproduce.sh's command line: the VM booted cold, its values on the kernel command line. */
+static void build_cold_argv(struct vm *vm)
+{
+	struct run *r = vm->r;
+	char *extra = vm_cold_kernel_args(vm),
+	     *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	struct qemu_boot b;
+
+	vm_qemu_boot(vm, cmdline, &b);
+	b.qmp = false; /* the monitor's fd is tapboot's, not a shell's */
 	qemu_argv_build(&b, &vm->argv);
-	free(extra);
 	free(cmdline);
-	vm->qemu_status = -1;
-	if (r->snap.handoff) {
-		/* the QMP monitor on every VM of a snapshot run: the command line the snapshot
-		 * was saved with is the one it is restored with */
-		if (qmp_init(&vm->qmp) < 0)
-			return -1;
-		vm->qmp_on = true;
-		io.qmp_fd = vm->qmp.child_fd;
-		qmp_argv(&vm->argv);
-		if (!r->snap.key[0])
-			snapshot_lookup(r, &vm->argv);
-		vm->saver = r->snap.state == SNAPSHOT_BUILD && !r->snap.saving;
-		r->snap.saving |= vm->saver;
-		if (vm->saver) {
-			vm->ram_fd = snapshot_ram_open(r);
-			vm->ram_open = vm->ram_fd >= 0;
-			vm->saver = vm->ram_open;
-		}
-		vm->restore = r->snap.state == SNAPSHOT_READY;
-		/* the saved guest holds the tests of the run that saved it: this run's too when
-		 * the builder's key of them is the same */
-		vm->tests_in_ram = vm->restore && r->tests_image && r->snap.tests_key[0] &&
-				   !strcmp(r->snap.tests_key, r->tests_key);
-		if (vm->restore) {
-			/* QEMU reads the state from the file itself: through "exec:cat" (a pipe)
-			 * loading took 1.2-1.7 s against 0.55 s here (arm64, 63 MB, the RAM in
-			 * the state); the RAM it maps from the checked file we opened */
-			io.incoming_fd = open(r->snap.path, O_RDONLY | O_CLOEXEC);
-			io.ram_fd = io.incoming_fd < 0 ? -1
-						       : open(r->snap.ram_path, O_RDONLY | O_CLOEXEC);
-			if (io.ram_fd < 0) {
-				char *why = xasprintf("cannot open '%s': %s",
-						      io.incoming_fd < 0 ? r->snap.path
-									 : r->snap.ram_path,
-						      strerror(errno));
+	free(extra);
+}
 
-				snapshot_fail(r, why);
-				free(why);
-				vm->restore = false;
-				if (io.incoming_fd >= 0)
-					close(io.incoming_fd);
-				io.incoming_fd = -1;
-			} else {
-				/* x-ignore-shared is set over QMP before the load (handoff.c): the
-				 * saver's RAM and the tests image are shared, left out of the state */
-				strlist_push(&vm->argv, "-incoming");
-				strlist_push(&vm->argv, "defer");
-			}
-		}
+/* A restored VM's state and RAM files, opened for QEMU (it reads the state from the file
+ * itself: through "exec:cat", a pipe, loading took 1.2-1.7 s against 0.55 s here, arm64, 63 MB,
+ * the RAM in the state; the RAM it maps from the checked file we opened). false after
+ * snapshot_fail when one cannot be opened: the VM boots cold. */
+static bool open_restore(struct run *r, struct qemu_spawn_io *io)
+{
+	char *why;
+
+	io->incoming_fd = open(r->snap.path, O_RDONLY | O_CLOEXEC);
+	io->ram_fd = io->incoming_fd < 0 ? -1 : open(r->snap.ram_path, O_RDONLY | O_CLOEXEC);
+	if (io->ram_fd >= 0)
+		return true;
+	why = xasprintf("cannot open '%s': %s",
+			io->incoming_fd < 0 ? r->snap.path : r->snap.ram_path, strerror(errno));
+	snapshot_fail(r, why);
+	free(why);
+	if (io->incoming_fd >= 0)
+		close(io->incoming_fd);
+	io->incoming_fd = -1;
+	return false;
+}
+
+/* Snapshot boot: this VM's part (saver, restored, or a cold boot waiting for its line) and
+ * b's mode, the files QEMU gets in io. -1 when the QMP socket cannot be made. */
+static int snapshot_role(struct vm *vm, struct qemu_boot *b, struct qemu_spawn_io *io)
+{
+	struct run *r = vm->r;
+
+	if (qmp_init(&vm->qmp) < 0)
+		return -1;
+	vm->qmp_on = true;
+	io->qmp_fd = vm->qmp.child_fd;
+	if (!r->snap.key[0])
+		snapshot_lookup(r, b);
+	vm->saver = r->snap.state == SNAPSHOT_BUILD && !r->snap.saving;
+	r->snap.saving |= vm->saver;
+	if (vm->saver) {
+		vm->ram_fd = snapshot_ram_open(r);
+		vm->ram_open = vm->ram_fd >= 0;
+		vm->saver = vm->ram_open;
 	}
-	/* vm->argv is the saved command line, and reproduce.sh's: the RAM file is the spawn's */
-	strlist_init(&spawn_argv);
-	for (size_t i = 0; i < vm->argv.n; i++) {
-		const char *a = vm->argv.v[i];
-
-		/* A restored VM's RAM and CPUs come from the snapshot: QEMU need not load the
-		 * kernel and image (reading a 33 MB arm64 Image twice cost 0.33 s of its start
-		 * here). */
-		if (vm->restore && i + 1 < vm->argv.n &&
-		    (!strcmp(a, "-kernel") || !strcmp(a, "-initrd") || !strcmp(a, "-append"))) {
-			i++;
-			continue;
-		}
+	vm->restore = r->snap.state == SNAPSHOT_READY;
+	/* the saved guest holds the tests of the run that saved it: this run's too when the
+	 * builder's key of them is the same */
+	vm->tests_in_ram = vm->restore && r->tests_image && r->snap.tests_key[0] &&
+			   !strcmp(r->snap.tests_key, r->tests_key);
+	if (vm->restore)
+		vm->restore = open_restore(r, io);
+	if (vm->restore) {
+		b->mode = QEMU_MODE_RESTORE;
+	} else if (vm->saver) {
+		b->mode = QEMU_MODE_SAVE;
+		io->ram_fd = vm->ram_fd;
 		/* The saver boots with the tests in its initramfs too, so the saved state holds
 		 * them and VMs restored with the same tests do not read the device again (41 MB
 		 * of kselftests unpacked in every VM). The key is the command line's: the image,
 		 * and the tests image's size. */
-		if (vm->saver && r->tests_image && i + 1 < vm->argv.n && !strcmp(a, "-initrd") &&
-		    saver_takes_tests(r) && run_saver_initrd(r) == 0) {
-			strlist_push(&spawn_argv, a);
-			strlist_push(&spawn_argv, r->saver_initrd);
+		if (r->tests_image && saver_takes_tests(r) && run_saver_initrd(r) == 0) {
+			b->saver_initrd = r->saver_initrd;
 			vm->tests_in_ram = true;
-			i++;
-			continue;
 		}
-		strlist_push(&spawn_argv, a);
 	}
-	if (vm->saver || vm->restore) {
-		qemu_argv_ram_file(&spawn_argv, vm->saver);
-		io.ram_fd = vm->saver ? vm->ram_fd : io.ram_fd;
-	}
-	ret = qemu_spawn(&vm->proc, &spawn_argv, qemu_package_hint(&r->cfg),
+	return 0;
+}
+
+/* Console log, parser and QEMU process for one attempt; -1 when QEMU cannot start. */
+int vm_start(struct vm *vm)
+{
+	struct run *r = vm->r;
+	char *extra = vm_kernel_args(vm), *cmdline = qemu_kernel_cmdline(&r->cfg, r->accel, extra);
+	struct qemu_spawn_io io = {.stdin_pipe = true,
+				   .qmp_fd = -1,
+				   .incoming_fd = -1,
+				   .ram_fd = -1,
+				   .nice = vm->background ? VM_BACKGROUND_NICE : 0};
+	struct strlist argv;
+	struct qemu_boot b;
+	int ret = -1;
+
+	vm_reset(vm);
+	free(extra);
+	strlist_init(&argv);
+	if (open_console(vm) < 0)
+		goto out;
+	build_cold_argv(vm);
+	vm_qemu_boot(vm, cmdline, &b);
+	vm->qemu_status = -1;
+	if (r->snap.handoff && snapshot_role(vm, &b, &io) < 0)
+		goto out;
+	qemu_argv_build(&b, &argv);
+	ret = qemu_spawn(&vm->proc, &argv, qemu_package_hint(&r->cfg),
 			 r->snap.handoff ? &io : NULL);
-	strlist_release(&spawn_argv);
 	if (vm->restore && io.ram_fd >= 0)
 		close(io.ram_fd);
 	if (io.incoming_fd >= 0)
 		close(io.incoming_fd);
 	if (ret < 0)
-		return -1;
+		goto out;
 	if (vm->qmp_on)
 		qmp_spawned(&vm->qmp);
 	vm->spawned = true;
-	return 0;
+out:
+	strlist_release(&argv);
+	free(cmdline);
+	return ret;
 }
 
 /* QEMU's own end, when it says more than "the console ended": a fatal message it printed
