@@ -1,38 +1,21 @@
-/* cmd_lava.c: tapboot lava-job: the run `tapboot run` would do, written as a LAVA job (a monitors
- * test on LAVA's stock qemu device type) plus a device and dispatcher file for lava-run.
+/* lava_job.c: tapboot lava-job's writer: the run `tapboot run` would do, written as a LAVA job
+ * (a monitors test on LAVA's stock qemu device type) plus a device and dispatcher file for
+ * lava-run.
  *
  * Why monitors: a tapboot initramfs has no shell, so LAVA's test shell (which needs a login and
  * an overlay) cannot run; a monitor regex-matches tapboot's top-level TAP lines on the console.
  * tapboot's own parser stays the judge (tapboot lava-results); LAVA's verdicts are a cross-check.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands_lava.h"
 #include "error.h"
+#include "fs.h"
+#include "lava_job.h"
 #include "lava_log.h"
 #include "strbuf.h"
-
-static const char lava_job_usage[] =
-	"usage: tapboot lava-job --kernel IMAGE|DIR [--arch A] [-o DIR] [--url-base URL] [--kvm]\n"
-	"                        [run options] TEST...\n"
-	"\n"
-	"Write into DIR a LAVA job for the run `tapboot run` would do with the same options:\n"
-	"initramfs.cpio (the same bytes as `tapboot build`), the kernel, job.yaml (LAVA's stock\n"
-	"qemu device type, a monitors test reading tapboot's TAP), and device.yaml and\n"
-	"dispatcher.yaml for running it locally with lava-run.\n"
-	"\n"
-	"  --url-base URL   where a lab's workers fetch DIR's files (default file://DIR: local)\n"
-	"  --kvm            let LAVA use KVM (default no_kvm: TCG, as on most workers)\n"
-	"  -o DIR           the job directory (default: a new one under ./tapboot-out/)\n"
-	"\n"
-	"Exit status: 0 written, 2 bad usage or input.\n";
 
 /* A YAML single-quoted scalar: only ' needs doubling. */
 static void yq(struct strbuf *sb, const char *s)
@@ -44,73 +27,6 @@ static void yq(struct strbuf *sb, const char *s)
 		strbuf_addch(sb, *s);
 	}
 	strbuf_addch(sb, '\'');
-}
-
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s.tmp", path);
-	FILE *fp = fopen(tmp, "w");
-	int ret = 0;
-
-	if (!fp) {
-		ret = error_errno("cannot create '%s'", tmp);
-		goto out;
-	}
-	fputs(text, fp);
-	if (fclose(fp) != 0 || rename(tmp, path) < 0) {
-		ret = error_errno("cannot write '%s'", path);
-		unlink(tmp);
-	}
-out:
-	free(path);
-	free(tmp);
-	return ret;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	char buf[1 << 16], *tmp = xasprintf("%s.tmp", to);
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret = -1;
-	ssize_t n;
-
-	if (in < 0) {
-		error_errno("cannot open '%s'", from);
-		goto done;
-	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		error_errno("cannot create '%s'", tmp);
-		goto done;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			error_errno("cannot write '%s'", tmp);
-			goto done;
-		}
-	if (n < 0) {
-		error_errno("cannot read '%s'", from);
-		goto done;
-	}
-	if (close(out) < 0) {
-		out = -1;
-		error_errno("cannot write '%s'", tmp);
-		goto done;
-	}
-	out = -1;
-	if (rename(tmp, to) < 0) {
-		error_errno("cannot rename '%s'", tmp);
-		goto done;
-	}
-	ret = 0;
-done:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
 }
 
 /* Which QEMU options LAVA's stock qemu.jinja2 (2023.01) takes from the job's context, per arch:
@@ -134,7 +50,7 @@ static struct lava_arch lava_arch_of(const char *arch)
 }
 
 /* The QEMU options after the stock template's: what context + extra_options make it add. */
-static void qemu_options(const struct run_export *x, bool kvm, struct strlist *opts)
+static void lava_qemu_context_options(const struct run_export *x, bool kvm, struct strlist *opts)
 {
 	char *s;
 
@@ -157,7 +73,7 @@ static void qemu_options(const struct run_export *x, bool kvm, struct strlist *o
  * (the pexpect spawn inherits it: lava_dispatcher/shell.py in 2023.01), so the boot timeout is
  * tapboot run's idle limit (longest test timeout + its boot allowance); the test action gets
  * run's whole-run deadline. */
-static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base,
+char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 		      const char *kernel_name)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -168,7 +84,7 @@ static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base
 	char *s;
 
 	strlist_init(&opts);
-	qemu_options(x, kvm, &opts);
+	lava_qemu_context_options(x, kvm, &opts);
 	strbuf_addf(&sb, "# job.yaml: written by tapboot lava-job " TAPBOOT_VERSION
 			 " (submit: lavacli jobs submit job.yaml)\n"
 			 "device_type: qemu\njob_name: ");
@@ -257,14 +173,14 @@ static char *job_yaml(const struct run_export *x, bool kvm, const char *url_base
 /* device.yaml: for lava-run with no server. A server renders the stock qemu.jinja2 with the
  * job's context; this is that rendering written out, so the local QEMU line is the lab's:
  * the template's fixed options, then what the context asks for. */
-static char *device_yaml(const struct run_export *x, bool kvm)
+char *lava_device_yaml(const struct run_export *x, bool kvm)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct lava_arch la = lava_arch_of(x->arch);
 	struct strlist opts;
 
 	strlist_init(&opts);
-	qemu_options(x, kvm, &opts);
+	lava_qemu_context_options(x, kvm, &opts);
 	strbuf_addf(&sb,
 		    "# device.yaml: a qemu device dictionary for lava-run (tapboot "
 		    "lava-job " TAPBOOT_VERSION ")\n"
@@ -310,128 +226,134 @@ static char *device_yaml(const struct run_export *x, bool kvm)
 /* dispatcher_ip: without it, lava-run looks for the default gateway for {NFS_SERVER_IP} and
  * fails where there is none (lava_dispatcher/utils/network.py). prefix: the download directory
  * is /var/lib/lava/dispatcher/tmp/<prefix><job id> in 2023.01. */
-static const char dispatcher_yaml[] =
+const char lava_dispatcher_yaml[] =
 	"# dispatcher.yaml: for lava-run with no server (tapboot lava-job)\n"
 	"dispatcher_ip: 127.0.0.1\n"
 	"prefix: 'tapboot-'\n";
 
-int cmd_lava_job(int argc, char **argv)
+static int put_text(FILE *fp, const void *text)
 {
-	const char *url_base = NULL;
-	bool kvm = false, have_kernel = false;
-	char **rargv = xcalloc((size_t)argc + 1, sizeof(*rargv));
-	int rargc = 0, status = EXIT_USAGE;
-	struct run_export x;
-	char *job = NULL, *dev = NULL, *kname = NULL, *kpath = NULL;
-	bool exported = false;
+	return fputs(text, fp) < 0 ? -1 : 0;
+}
 
-	/* lava-job's own options; the rest are run's */
-	for (int i = 0; i < argc; i++) {
-		if (i && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
-			fputs(lava_job_usage, stdout);
-			free(rargv);
-			return EXIT_PASS;
-		}
-		if (i && !strcmp(argv[i], "--kvm")) {
-			kvm = true;
-		} else if (i && (!strcmp(argv[i], "--url-base") ||
-				 !strncmp(argv[i], "--url-base=", 11))) {
-			url_base = argv[i][10] == '=' ? argv[i] + 11
-				   : i + 1 < argc     ? argv[++i]
-						      : NULL;
-			if (!url_base || !*url_base) {
-				error("--url-base wants a URL");
-				goto out;
-			}
-		} else if (i && (!strcmp(argv[i], "-j") || !strncmp(argv[i], "--jobs", 6))) {
-			error("lava-job boots one VM: -j/--jobs does not apply");
-			goto out;
-		} else {
-			have_kernel |=
-				!strcmp(argv[i], "--kernel") || !strncmp(argv[i], "--kernel=", 9);
-			rargv[rargc++] = argv[i];
-		}
-	}
-	if (!have_kernel) {
-		error("lava-job needs --kernel");
-		fputs(lava_job_usage, stderr);
-		goto out;
-	}
-	if (url_base && !strstr(url_base, "://")) {
-		error("--url-base wants a URL (http://..., https://...), got '%s'", url_base);
-		goto out;
-	}
-	if (run_export(rargc, rargv, kvm, &x) != 0)
-		goto out;
-	exported = true;
-	if (!x.tests.n) {
-		error("lava-job needs at least one TEST");
-		goto out;
-	}
-	if (strchr(x.cmdline, '"') || strchr(x.cmdline, '\n')) {
-		error("the kernel command line holds a '\"' or a line break, which LAVA's "
-		      "image_arg cannot carry: '%s'",
-		      x.cmdline);
-		goto out;
-	}
-	/* LAVA names a case by its normalised name: two tests that normalise alike would be one
-	 * case in LAVA, and the cross-check could not tell them apart */
-	for (size_t i = 0; i < x.tests.n; i++) {
-		char *a = lava_case_id(x.tests.v[i]);
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int ret = write_file_atomic(path, 0, 0, put_text, text);
+
+	free(path);
+	return ret;
+}
+
+static int copy_from(FILE *fp, const void *in)
+{
+	char buf[1 << 16];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), (FILE *)in)) > 0)
+		if (fwrite(buf, 1, n, fp) != n)
+			return -1;
+	return ferror((FILE *)in) ? -1 : 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb");
+	int ret;
+
+	if (!in)
+		return error_errno("cannot open '%s'", from);
+	ret = write_file_atomic(to, 0, 0, copy_from, in);
+	fclose(in);
+	return ret;
+}
+
+/* LAVA names a case by its normalised name: two tests that normalise alike would be one case in
+ * LAVA, and the cross-check could not tell them apart. */
+static int check_case_ids(const struct strlist *tests)
+{
+	for (size_t i = 0; i < tests->n; i++) {
+		char *a = lava_case_id(tests->v[i]);
 
 		for (size_t j = 0; j < i; j++) {
-			char *b = lava_case_id(x.tests.v[j]);
+			char *b = lava_case_id(tests->v[j]);
 			bool same = !strcmp(a, b);
 
 			free(b);
 			if (same) {
 				error("tests '%s' and '%s' are both '%s' in LAVA (it lower-cases "
 				      "names and turns other characters to '_'): rename one",
-				      x.tests.v[j], x.tests.v[i], a);
+				      tests->v[j], tests->v[i], a);
 				free(a);
-				goto out;
+				return -1;
 			}
 		}
 		free(a);
 	}
-	kname = xstrdup(strrchr(x.kernel_image, '/') ? strrchr(x.kernel_image, '/') + 1
-						     : x.kernel_image);
-	if (!strcmp(kname, "initramfs.cpio") || strstr(kname, ".yaml")) {
-		free(kname);
-		kname = xstrdup("kernel");
+	return 0;
+}
+
+static int check_export(const struct run_export *x)
+{
+	if (!x->tests.n)
+		return error("lava-job needs at least one TEST");
+	if (strchr(x->cmdline, '"') || strchr(x->cmdline, '\n'))
+		return error("the kernel command line holds a '\"' or a line break, which LAVA's "
+			     "image_arg cannot carry: '%s'",
+			     x->cmdline);
+	return check_case_ids(&x->tests);
+}
+
+/* The kernel's name in the job directory: its own, unless it would be one of the job's files. */
+static char *kernel_name(const char *image)
+{
+	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
+
+	if (!strcmp(base, "initramfs.cpio") || strstr(base, ".yaml"))
+		return xstrdup("kernel");
+	return xstrdup(base);
+}
+
+/* Bad input: leave no half-made job behind. */
+static void remove_job(const struct run_export *x, const char *kpath)
+{
+	static const char *const names[] = {"job.yaml", "device.yaml", "dispatcher.yaml",
+					    "initramfs.cpio"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *p = xasprintf("%s/%s", x->dir, names[i]);
+
+		unlink(p);
+		free(p);
 	}
-	kpath = xasprintf("%s/%s", x.dir, kname);
-	if (copy_file(x.kernel_image, kpath) < 0)
+	if (kpath)
+		unlink(kpath);
+	rmdir(x->dir);
+}
+
+int lava_job_write(const struct run_export *x, bool kvm, const char *url_base)
+{
+	char *job = NULL, *dev = NULL, *kname = NULL, *kpath = NULL;
+	int ret = -1;
+
+	if (check_export(x) < 0)
 		goto out;
-	job = job_yaml(&x, kvm, url_base, kname);
-	dev = device_yaml(&x, kvm);
-	if (write_text(x.dir, "job.yaml", job) < 0 || write_text(x.dir, "device.yaml", dev) < 0 ||
-	    write_text(x.dir, "dispatcher.yaml", dispatcher_yaml) < 0)
+	kname = kernel_name(x->kernel_image);
+	kpath = xasprintf("%s/%s", x->dir, kname);
+	if (copy_file(x->kernel_image, kpath) < 0)
 		goto out;
-	printf("job: %s/job.yaml\n", x.dir);
-	status = EXIT_PASS;
+	job = lava_job_yaml(x, kvm, url_base, kname);
+	dev = lava_device_yaml(x, kvm);
+	if (write_text(x->dir, "job.yaml", job) < 0 || write_text(x->dir, "device.yaml", dev) < 0 ||
+	    write_text(x->dir, "dispatcher.yaml", lava_dispatcher_yaml) < 0)
+		goto out;
+	ret = 0;
 out:
-	if (exported && status != EXIT_PASS) {
-		/* bad input: leave no half-made job behind */
-		const char *names[] = {"job.yaml", "device.yaml", "dispatcher.yaml",
-				       "initramfs.cpio"};
-
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-			char *p = xasprintf("%s/%s", x.dir, names[i]);
-
-			unlink(p);
-			free(p);
-		}
-		if (kpath)
-			unlink(kpath);
-		rmdir(x.dir);
-	}
-	if (exported)
-		run_export_release(&x);
+	if (ret)
+		remove_job(x, kpath);
 	free(job);
 	free(dev);
 	free(kname);
 	free(kpath);
-	free(rargv);
-	return status;
+	return ret;
 }
