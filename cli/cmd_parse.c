@@ -86,6 +86,8 @@ int cmd_parse(int argc, char **argv)
 	bool foreign = false;
 	struct tap_parser *p = NULL;
 	const struct tap_summary *sum;
+	const struct tap_test *tests;
+	size_t ntests;
 	struct report_run run;
 	char *errtext = NULL, *dirpath = NULL;
 	struct crash_sig *crash = NULL;
@@ -166,15 +168,10 @@ int cmd_parse(int argc, char **argv)
 	tap_parser_finish(p, NULL);
 	sum = tap_parser_summary(p);
 
-	memset(&run, 0, sizeof(run));
-	run.tests = tap_parser_tests(p, &run.ntests);
-	run.summary = sum;
-	run.kernel_release = sum->kernel;
-	run.suite = suite ? suite : guess_suite(run.tests, run.ntests);
-	run.complete = sum->complete;
-	run.wall_s = -1;
-	errtext = results_incomplete_reason(sum);
-	run.error = errtext;
+	tests = tap_parser_tests(p, &ntests);
+	errtext = results_incomplete_text(sum, NULL);
+	report_run_fill(&run, tests, ntests, sum, suite ? suite : guess_suite(tests, ntests),
+			errtext);
 	/* a crash, or a kernel warning in a run that failed (a file: standard input is gone) */
 	if (strcmp(path, "-") && report_exit_status(&run))
 		run.crash = crash = crash_sig_from_file(path);

@@ -1,4 +1,4 @@
-/* fuzz_json.c: libFuzzer harness for results/json_read.c (tapboot compare's reader). */
+/* fuzz_json.c: libFuzzer harness for lib/json_read.c (tapboot compare's reader). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

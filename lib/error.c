@@ -11,6 +11,9 @@ static const char *prog = "tapboot";
 
 static FILE *stream;
 
+/* Set once by the init (PID 1 must not exit); NULL elsewhere. */
+static void (*die_hook)(int status, const char *msg);
+
 void error_set_prog(const char *p)
 {
 	prog = p;
@@ -26,17 +29,42 @@ const char *error_prog(void)
 	return prog;
 }
 
-static void vreport(const char *kind, const char *fmt, va_list ap, int errnum)
+void error_set_die_hook(void (*hook)(int status, const char *msg))
+{
+	die_hook = hook;
+}
+
+/* The message (with errno's text after it when errnum) into msg, then "prog: KIND msg" out. No
+ * allocation: it also reports that memory ran out. */
+static void vformat(char *msg, size_t size, const char *fmt, va_list ap, int errnum)
+{
+	int n = vsnprintf(msg, size, fmt, ap);
+
+	if (errnum && n >= 0 && (size_t)n < size)
+		snprintf(msg + n, size - (size_t)n, ": %s", strerror(errnum));
+}
+
+static void put(const char *kind, const char *msg)
 {
 	FILE *f = stream ? stream : stderr;
+
+	fprintf(f, "%s: %s%s\n", prog, kind, msg);
+	fflush(f);
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap, int errnum)
+{
 	char msg[4096];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (errnum)
-		fprintf(f, "%s: %s%s: %s\n", prog, kind, msg, strerror(errnum));
-	else
-		fprintf(f, "%s: %s%s\n", prog, kind, msg);
-	fflush(f);
+	vformat(msg, sizeof(msg), fmt, ap, errnum);
+	put(kind, msg);
+}
+
+__attribute__((noreturn)) static void die_end(int status, const char *msg)
+{
+	if (die_hook)
+		die_hook(status, msg);
+	exit(status);
 }
 
 int error(const char *fmt, ...)
@@ -70,6 +98,15 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap, 0);
+	va_end(ap);
+}
+
 void warning_errno(const char *fmt, ...)
 {
 	int saved = errno;
@@ -98,30 +135,35 @@ int error_at(const char *file, unsigned line, const char *fmt, ...)
 
 void die(int status, const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("", fmt, ap, 0);
+	vformat(msg, sizeof(msg), fmt, ap, 0);
 	va_end(ap);
-	exit(status);
+	put("", msg);
+	die_end(status, msg);
 }
 
 void die_errno(int status, const char *fmt, ...)
 {
 	int saved = errno;
+	char msg[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("", fmt, ap, saved);
+	vformat(msg, sizeof(msg), fmt, ap, saved);
 	va_end(ap);
-	exit(status);
+	put("", msg);
+	die_end(status, msg);
 }
 
 static void *check_alloc(void *p)
 {
 	if (!p) {
+		/* stderr as before, whatever stream messages go to: the hook reports it there */
 		fprintf(stderr, "%s: out of memory\n", prog);
-		exit(EXIT_VM);
+		die_end(EXIT_VM, "out of memory");
 	}
 	return p;
 }

@@ -30,6 +30,9 @@ int error(const char *fmt, ...) FMT_PRINTF(1, 2);
 /* The same with ": strerror(errno)" appended; errno is preserved. */
 int error_errno(const char *fmt, ...) FMT_PRINTF(1, 2);
 void warning(const char *fmt, ...) FMT_PRINTF(1, 2);
+/* Progress and information, "prog: message" on the same stream: every line that starts with
+ * the program's name goes through note(), error() or warning(). */
+void note(const char *fmt, ...) FMT_PRINTF(1, 2);
 void warning_errno(const char *fmt, ...) FMT_PRINTF(1, 2);
 /* Bad input: "prog: FILE:LINE: message"; returns -1. line 0 omits the line. */
 int error_at(const char *file, unsigned line, const char *fmt, ...) FMT_PRINTF(3, 4);
@@ -37,6 +40,12 @@ int error_at(const char *file, unsigned line, const char *fmt, ...) FMT_PRINTF(3
 /* Only main() and the x-wrappers end the process. */
 __attribute__((noreturn)) void die(int status, const char *fmt, ...) FMT_PRINTF(2, 3);
 __attribute__((noreturn)) void die_errno(int status, const char *fmt, ...) FMT_PRINTF(2, 3);
+/* What die(), die_errno() and the x-wrappers' allocation failures do after printing their
+ * message, instead of exit(status): hook gets the status and the message (without the "prog: "
+ * before it; "out of memory" for an allocation). The guest's init sets one that reports on its
+ * console and powers off, since an exiting PID 1 panics the kernel. A hook should not return;
+ * if it does, the process exits with status. NULL: exit(status) again. */
+void error_set_die_hook(void (*hook)(int status, const char *msg));
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);

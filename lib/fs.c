@@ -1,4 +1,4 @@
-/* fs.c: mkdir -p, an empty directory, reading a whole file, writing one atomically. */
+/* fs.c: mkdir -p, an empty directory, reading a whole file, writing or copying one atomically. */
 #include "fs.h"
 
 #include <dirent.h>
@@ -120,5 +120,46 @@ out_unlink:
 	unlink(tmp);
 out_free:
 	free(tmp);
+	return ret;
+}
+
+struct bytes {
+	const char *s;
+	size_t n;
+};
+
+static int put_bytes(FILE *fp, const void *ctx)
+{
+	const struct bytes *b = ctx;
+
+	return b->n && fwrite(b->s, 1, b->n, fp) != b->n ? -1 : 0;
+}
+
+int write_string_atomic(const char *path, unsigned flags, mode_t mode, const char *s, size_t n)
+{
+	return write_file_atomic(path, flags, mode, put_bytes, &(struct bytes){s, n});
+}
+
+static int put_copy(FILE *fp, const void *ctx)
+{
+	FILE *in = (FILE *)ctx;
+	char chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		if (fwrite(chunk, 1, n, fp) != n)
+			return -1;
+	return ferror(in) ? -1 : 0;
+}
+
+int copy_file_atomic(const char *from, const char *to, mode_t mode)
+{
+	FILE *in = fopen(from, "rb");
+	int ret;
+
+	if (!in)
+		return error_errno("cannot open '%s'", from);
+	ret = write_file_atomic(to, 0, mode, put_copy, in);
+	fclose(in);
 	return ret;
 }

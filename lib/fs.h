@@ -32,5 +32,10 @@ enum write_file_flags {
  * and -1 is returned: no reader ever sees a half-written file. */
 int write_file_atomic(const char *path, unsigned flags, mode_t mode,
 		      int (*fn)(FILE *fp, const void *ctx), const void *ctx);
+/* write_file_atomic of the n bytes at s. */
+int write_string_atomic(const char *path, unsigned flags, mode_t mode, const char *s, size_t n);
+/* write_file_atomic of a copy of the file from (which a message names when it cannot be read;
+ * mode 0: the temporary file's default mode). */
+int copy_file_atomic(const char *from, const char *to, mode_t mode);
 
 #endif

@@ -12,7 +12,6 @@
 #include <libelf.h>
 #include <limits.h>
 #include <lzma.h>
-#include <nettle/sha2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,30 +157,6 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 		}
 	}
 	close(fd);
-	return 0;
-}
-
-int file_sha256(const char *path, char hex[65])
-{
-	unsigned char buf[1 << 16], dig[SHA256_DIGEST_SIZE];
-	struct sha256_ctx ctx;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return error_errno("cannot open '%s'", path);
-	sha256_init(&ctx);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		sha256_update(&ctx, (size_t)n, buf);
-	if (n < 0) {
-		error_errno("cannot read '%s'", path);
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	sha256_digest(&ctx, sizeof(dig), dig);
-	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-		sprintf(hex + 2 * i, "%02x", dig[i]);
 	return 0;
 }
 

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "filehash.h" /* file_sha256(), which the kernel's hash and the unpacking caches use */
+
 enum kernel_format {
 	KERNEL_UNKNOWN,
 	KERNEL_BZIMAGE, /* x86 boot protocol */
@@ -53,7 +55,5 @@ int kernel_image_unpack_zimage(const char *zimage, const char *sha256, uint32_t 
  * "add r4, r8, #TEXT_OFFSET; sub r4, r4, #PG_DIR_SIZE", in its first 4 KiB. -1 when absent
  * (a Thumb-2 or big-endian kernel, or no kernel). */
 int kernel_image_arm_text_offset(const unsigned char *image, size_t len, uint32_t *text_offset);
-/* sha256 of a file as 64 hex digits into hex[65]; -1 on error (message printed). */
-int file_sha256(const char *path, char hex[65]);
 
 #endif

@@ -2,124 +2,13 @@
 #include "report_util.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "fs.h"
+#include "json.h"
 #include "strbuf.h"
-
-size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t v, min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		v = c & 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		v = c & 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		v = c & 0x07;
-		min = 0x10000;
-	} else {
-		goto bad;
-	}
-	if (n < len)
-		goto bad;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		goto bad;
-	*cp = v;
-	return len;
-bad:
-	*cp = 0xfffd;
-	return 1;
-}
-
-void json_put_strn(FILE *fp, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	putc('"', fp);
-	for (size_t i = 0; i < n;) {
-		unsigned char c = s[i];
-		uint32_t cp;
-		size_t l;
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			putc(c, fp);
-			i++;
-			continue;
-		}
-		switch (c) {
-		case '"':
-			fputs("\\\"", fp);
-			i++;
-			continue;
-		case '\\':
-			fputs("\\\\", fp);
-			i++;
-			continue;
-		case '\n':
-			fputs("\\n", fp);
-			i++;
-			continue;
-		case '\r':
-			fputs("\\r", fp);
-			i++;
-			continue;
-		case '\t':
-			fputs("\\t", fp);
-			i++;
-			continue;
-		default:
-			break;
-		}
-		if (c < 0x20) {
-			fprintf(fp, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		l = utf8_decode(s + i, n - i, &cp);
-		if (cp == 0xfffd && l == 1)
-			fputs("\\ufffd", fp);
-		else
-			fwrite(s + i, 1, l, fp);
-		i += l;
-	}
-	putc('"', fp);
-}
-
-void json_put_str(FILE *fp, const char *s)
-{
-	if (!s)
-		fputs("null", fp);
-	else
-		json_put_strn(fp, s, strlen(s));
-}
-
-void json_put_secs(FILE *fp, double v)
-{
-	if (v < 0 || !isfinite(v))
-		fputs("null", fp);
-	else
-		fprintf(fp, "%.3f", v);
-}
 
 void xml_put(FILE *fp, const char *str, size_t n, bool attr)
 {

@@ -1,23 +1,16 @@
-/* report_util.h: helpers the result writers share (results/report*.c only): escaping for JSON and
- * XML with invalid UTF-8 replaced by U+FFFD, collection names, and writing a file atomically. */
+/* report_util.h: helpers the result writers share (results/report*.c only): XML escaping with
+ * invalid UTF-8 replaced by U+FFFD (JSON's is lib/json.h), collection names, atomic writes. */
 #ifndef TAPBOOT_REPORT_UTIL_H
 #define TAPBOOT_REPORT_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "report.h"
 
-/* Decode one UTF-8 sequence at s (n bytes left): returns its length (>= 1) and sets *cp, or
- * sets *cp to 0xFFFD and returns 1 for an invalid byte (overlong forms, surrogates and code
- * points above U+10FFFF are invalid, RFC 3629). */
-size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
-/* A JSON string literal with quotes; NULL prints null. */
-void json_put_str(FILE *fp, const char *s);
-void json_put_strn(FILE *fp, const char *s, size_t n);
-/* JSON number with 3 decimals, or null when v < 0 or not finite. */
-void json_put_secs(FILE *fp, double v);
 /* XML text (attr = false) or attribute value (attr = true): escapes markup, drops characters
  * XML 1.0 forbids (C0 controls except TAB/LF/CR, U+FFFE, U+FFFF), replaces invalid UTF-8. */
 void xml_put(FILE *fp, const char *s, size_t n, bool attr);

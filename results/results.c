@@ -108,10 +108,8 @@ void results_merge(struct results *r, const struct results_shard *shards, size_t
 	free(byplan);
 }
 
-char *results_incomplete_reason(const struct tap_summary *s)
+static char *stream_reason(const struct tap_summary *s)
 {
-	if (s->complete)
-		return NULL;
 	if (s->crash_line)
 		return xasprintf("kernel crash: %s", s->crash_line);
 	if (s->bailed_out)
@@ -121,6 +119,73 @@ char *results_incomplete_reason(const struct tap_summary *s)
 	if (s->planned < 0)
 		return xstrdup("no TAP plan found");
 	return xstrdup("the stream ended before every planned test reported");
+}
+
+static char *vm_reason(const struct tap_summary *s, const struct results_why *w)
+{
+	if (s->crashed && s->crash_line)
+		return xasprintf("kernel crashed: %s", s->crash_line);
+	if (w->cut)
+		return xstrdup(w->cut);
+	if (!w->spawned)
+		return xasprintf("QEMU could not be started ('%s')", w->qemu);
+	if (!w->begun)
+		return xasprintf("the guest never reached tapboot's init (QEMU %s%s%s)",
+				 w->qemu_failed ? "exited with an error" : "exited",
+				 w->qemu_last ? ": " : "", w->qemu_last ? w->qemu_last : "");
+	return xstrdup("the guest stopped before the end of the run (no end marker with this "
+		       "run's nonce)");
+}
+
+/* What a LAVA log says about its job (tapboot's parser adds its own). */
+static char *lava_reason(const struct results_why *w)
+{
+	if (w->log_truncated)
+		return xstrdup("the LAVA log ends before the job's result (truncated)");
+	if (!w->saw_begin)
+		return xasprintf("the job never reached tapboot's init (no '%s' on the console)%s%s",
+				 "# tapboot: begin", w->error_msg ? ": " : "",
+				 w->error_msg ? w->error_msg : "");
+	if (w->error_msg)
+		return xasprintf("LAVA: %s%s%s", w->error_type ? w->error_type : "error",
+				 w->error_type ? " error: " : "", w->error_msg);
+	return NULL;
+}
+
+char *results_incomplete_text(const struct tap_summary *s, const struct results_why *why)
+{
+	if (why && why->origin == RESULTS_LAVA) {
+		char *e = lava_reason(why);
+
+		if (e || !s || s->complete)
+			return e;
+		return xstrdup(s->crash_line ? s->crash_line
+					     : "no tapboot end line with the run's nonce");
+	}
+	if (s->complete)
+		return NULL;
+	if (why && why->origin == RESULTS_VM)
+		return vm_reason(s, why);
+	return stream_reason(s);
+}
+
+char *results_incomplete_reason(const struct tap_summary *s)
+{
+	return results_incomplete_text(s, NULL);
+}
+
+void report_run_fill(struct report_run *rep, const struct tap_test *tests, size_t ntests,
+		     const struct tap_summary *sum, const char *suite, const char *error)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->tests = tests;
+	rep->ntests = ntests;
+	rep->summary = sum;
+	rep->kernel_release = sum->kernel;
+	rep->suite = suite;
+	rep->error = error;
+	rep->complete = sum->complete && !error;
+	rep->wall_s = -1;
 }
 
 const char *results_error_text(const struct report_run *r)

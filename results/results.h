@@ -44,9 +44,41 @@ void results_merge(struct results *r, const struct results_shard *shards, size_t
  * reason, duration_s, exit_code and subtests; counts recomputed. -1 after a message naming
  * the file. */
 int results_load_json(struct results *r, const char *path);
-/* Why a stream that did not complete ended, as tapboot parse reports it (a crash, a bail out,
- * no end marker, no plan, an unmet plan); NULL when it completed. Caller frees. */
+/* Where a stream of results came from, for the words of why it did not complete. */
+enum results_origin {
+	RESULTS_STREAM, /* a console or TAP file read afterwards (tapboot parse) */
+	RESULTS_VM,	/* one VM of tapboot run, watched live */
+	RESULTS_LAVA,	/* a LAVA job's log (tapboot lava-results) */
+};
+struct results_why {
+	enum results_origin origin;
+	/* RESULTS_VM */
+	const char *cut;       /* tapboot ended the console (a timeout, a limit): why; or NULL */
+	bool spawned;	       /* QEMU was started */
+	bool begun;	       /* the init's begin line was seen */
+	bool qemu_failed;      /* QEMU exited with an error status */
+	const char *qemu;      /* QEMU's binary */
+	const char *qemu_last; /* the last line QEMU wrote on stderr, or NULL */
+	/* RESULTS_LAVA */
+	bool log_truncated;	/* the log ends before the job's result */
+	bool saw_begin;		/* the console has the init's begin line */
+	const char *error_type; /* the job's error type ("Infrastructure"), or NULL */
+	const char *error_msg;	/* the job's error message, or NULL */
+};
+/* The one text for why a run did not complete (the reports' "incomplete: ..."), NULL when it
+ * did; caller frees. s is the parser's summary; why says where the stream came from (NULL: a
+ * stream, as tapboot parse reads one: a crash, a bail out, no end marker, no plan, an unmet
+ * plan). For RESULTS_LAVA, s may be NULL: only what the log itself says (before parsing, the
+ * reason handed to tap_parser_finish). */
+char *results_incomplete_text(const struct tap_summary *s, const struct results_why *why);
+/* results_incomplete_text(s, NULL). */
 char *results_incomplete_reason(const struct tap_summary *s);
+/* The one filler of the report's run record: rep zeroed, then the results (tests, summary,
+ * the kernel release the guest printed), suite, error, complete (the summary's, and not when
+ * there is an error) and an unknown wall time. The caller sets what it knows besides (arch,
+ * kernel, accel, KCIDB's fields, the crash). Nothing is copied: rep borrows every pointer. */
+void report_run_fill(struct report_run *rep, const struct tap_test *tests, size_t ntests,
+		     const struct tap_summary *sum, const char *suite, const char *error);
 /* What the reports say after "incomplete: " for a run that did not complete: its error, else a
  * plain "the run did not complete". */
 const char *results_error_text(const struct report_run *r);
