@@ -231,40 +231,12 @@ const char lava_dispatcher_yaml[] =
 	"dispatcher_ip: 127.0.0.1\n"
 	"prefix: 'tapboot-'\n";
 
-static int put_text(FILE *fp, const void *text)
-{
-	return fputs(text, fp) < 0 ? -1 : 0;
-}
-
 static int write_text(const char *dir, const char *name, const char *text)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	int ret = write_file_atomic(path, 0, 0, put_text, text);
+	int ret = write_string_atomic(path, 0, 0, text, strlen(text));
 
 	free(path);
-	return ret;
-}
-
-static int copy_from(FILE *fp, const void *in)
-{
-	char buf[1 << 16];
-	size_t n;
-
-	while ((n = fread(buf, 1, sizeof(buf), (FILE *)in)) > 0)
-		if (fwrite(buf, 1, n, fp) != n)
-			return -1;
-	return ferror((FILE *)in) ? -1 : 0;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb");
-	int ret;
-
-	if (!in)
-		return error_errno("cannot open '%s'", from);
-	ret = write_file_atomic(to, 0, 0, copy_from, in);
-	fclose(in);
 	return ret;
 }
 
@@ -340,7 +312,7 @@ int lava_job_write(const struct run_export *x, bool kvm, const char *url_base)
 		goto out;
 	kname = kernel_name(x->kernel_image);
 	kpath = xasprintf("%s/%s", x->dir, kname);
-	if (copy_file(x->kernel_image, kpath) < 0)
+	if (copy_file_atomic(x->kernel_image, kpath, 0) < 0)
 		goto out;
 	job = lava_job_yaml(x, kvm, url_base, kname);
 	dev = lava_device_yaml(x, kvm);

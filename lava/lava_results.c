@@ -12,6 +12,7 @@
 #include "lava_log.h"
 #include "lava_results.h"
 #include "report.h"
+#include "results.h"
 #include "run.h"
 
 /* One conversion: what was read, and what the parser made of it. */
@@ -20,7 +21,7 @@ struct lava_conv {
 	struct lava_run l;
 	struct strlist names; /* --job's planned tests */
 	char job_nonce[33];
-	struct strbuf why; /* why the run did not complete */
+	char *why; /* why the run did not complete, in LAVA's terms, then tapboot's parser's */
 	struct tap_parser *p;
 	unsigned contradictions;
 	char *dir, *url, *arch;
@@ -148,13 +149,6 @@ static char *make_dir(const char *out, bool force)
 	return xstrdup(out);
 }
 
-static int put_console(FILE *fp, const void *console)
-{
-	const struct strbuf *sb = console;
-
-	return fwrite(sb->buf ? sb->buf : "", 1, sb->len, fp) == sb->len ? 0 : -1;
-}
-
 /* The log (and the job), and whether they are a LAVA job's and belong together. -1 after a
  * message. */
 static int read_inputs(struct lava_conv *c)
@@ -186,7 +180,7 @@ static void judge(struct lava_conv *c)
 	if (c->names.n)
 		tap_parser_expect(c->p, (const char *const *)c->names.v, c->names.n);
 	tap_parser_feed(c->p, c->l.console.buf ? c->l.console.buf : "", c->l.console.len);
-	tap_parser_finish(c->p, c->why.len ? c->why.buf : NULL);
+	tap_parser_finish(c->p, c->why);
 	tests = tap_parser_tests(c->p, &ntests);
 	c->contradictions = lava_cross_check(&c->l, tests, ntests);
 }
@@ -195,25 +189,20 @@ static void judge(struct lava_conv *c)
 static void fill_report(struct lava_conv *c, struct report_run *rep)
 {
 	const struct tap_summary *sum = tap_parser_summary(c->p);
+	const struct tap_test *tests;
+	size_t ntests = 0;
 	char *abs = realpath(c->o->log, NULL);
 
+	free(c->why);
+	c->why = lava_run_incomplete(&c->l, sum);
+	tests = tap_parser_tests(c->p, &ntests);
+	report_run_fill(rep, tests, ntests, sum, "tapboot", c->why);
 	c->arch = lava_run_arch(&c->l);
 	c->url = c->o->job_url ? xstrdup(c->o->job_url) : xasprintf("file://%s", abs ? abs : c->o->log);
 	free(abs);
-	memset(rep, 0, sizeof(*rep));
 	rep->arch = c->arch;
 	rep->kernel = c->l.kernel_url;
-	rep->kernel_release = sum->kernel;
 	rep->accel = c->l.kvm ? "kvm" : "tcg";
-	rep->suite = "tapboot";
-	rep->complete = sum->complete && !c->why.len;
-	if (!rep->complete && !c->why.len)
-		strbuf_addstr(&c->why, sum->crash_line ? sum->crash_line
-						       : "no tapboot end line with the run's nonce");
-	rep->error = c->why.len ? c->why.buf : NULL;
-	rep->wall_s = -1;
-	rep->tests = tap_parser_tests(c->p, &rep->ntests);
-	rep->summary = sum;
 	rep->kcidb_origin = c->o->origin;
 	rep->run_id = rep->nonce = c->l.nonce;
 	rep->machine = c->l.machine;
@@ -225,7 +214,8 @@ static void fill_report(struct lava_conv *c, struct report_run *rep)
 static int write_results(struct lava_conv *c, const struct report_run *rep)
 {
 	char *path = xasprintf("%s/console.log", c->dir);
-	int status, ret = write_file_atomic(path, 0, 0, put_console, &c->l.console);
+	int status, ret = write_string_atomic(path, 0, 0, c->l.console.buf ? c->l.console.buf : "",
+					      c->l.console.len);
 
 	free(path);
 	if (ret == 0) {
@@ -251,11 +241,10 @@ int lava_results(const struct lava_results_opts *o)
 	c.o = o;
 	lava_run_init(&c.l);
 	strlist_init(&c.names);
-	strbuf_init(&c.why);
 	if (read_inputs(&c) < 0)
 		goto out;
 	/* why the run is not complete, in LAVA's terms (tapboot's parser adds its own) */
-	lava_run_incomplete(&c.l, &c.why);
+	c.why = lava_run_incomplete(&c.l, NULL);
 	c.dir = make_dir(o->out, o->force);
 	if (!c.dir)
 		goto out;
@@ -266,7 +255,7 @@ out:
 	tap_parser_free(c.p);
 	lava_run_release(&c.l);
 	strlist_release(&c.names);
-	strbuf_release(&c.why);
+	free(c.why);
 	free(c.dir);
 	free(c.url);
 	free(c.arch);

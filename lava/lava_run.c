@@ -10,6 +10,7 @@
 #include "lava_log.h"
 #include "lava_run.h"
 #include "protocol.h"
+#include "results.h"
 
 void lava_run_init(struct lava_run *l)
 {
@@ -229,15 +230,13 @@ char *lava_run_arch(const struct lava_run *l)
 	return arch ? arch : xstrdup(l->qemu_arch);
 }
 
-void lava_run_incomplete(const struct lava_run *l, struct strbuf *why)
+char *lava_run_incomplete(const struct lava_run *l, const struct tap_summary *s)
 {
-	if (l->truncated || !l->job_result)
-		strbuf_addstr(why, "the LAVA log ends before the job's result (truncated)");
-	else if (!l->saw_begin)
-		strbuf_addf(why, "the job never reached tapboot's init (no '%s' on the console)%s%s",
-			    "# tapboot: begin", l->error_msg ? ": " : "",
-			    l->error_msg ? l->error_msg : "");
-	else if (l->error_msg)
-		strbuf_addf(why, "LAVA: %s%s%s", l->error_type ? l->error_type : "error",
-			    l->error_type ? " error: " : "", l->error_msg);
+	struct results_why why = {.origin = RESULTS_LAVA};
+
+	why.log_truncated = l->truncated || !l->job_result;
+	why.saw_begin = l->saw_begin;
+	why.error_type = l->error_type;
+	why.error_msg = l->error_msg;
+	return results_incomplete_text(s, &why);
 }

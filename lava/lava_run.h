@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "strbuf.h"
+#include "tap_parser.h"
 
 /* One verdict LAVA's monitor recorded: its case id (lava_case_id) and result (pass, fail,
  * skip: job.yaml's fixupdict). */
@@ -42,9 +43,9 @@ double lava_parse_dt(const char *dt);
  * boot command. Caller frees. */
 char *lava_run_arch(const struct lava_run *l);
 
-/* Why the run did not complete in LAVA's terms (a truncated log, a job that never reached the
- * init, LAVA's error), appended to why; nothing when LAVA saw none (tapboot's parser may still
- * find its own). */
-void lava_run_incomplete(const struct lava_run *l, struct strbuf *why);
+/* Why the run did not complete (results_incomplete_text: a truncated log, a job that never
+ * reached the init, LAVA's error; with the parser's summary s, else NULL, also what the parser
+ * found), NULL when it did; caller frees. */
+char *lava_run_incomplete(const struct lava_run *l, const struct tap_summary *s);
 
 #endif

@@ -202,9 +202,9 @@ static void t_not_logs(void)
 static void t_incomplete(void)
 {
 	struct lava_run l;
-	struct strbuf why = STRBUF_INIT;
+	struct tap_summary sum;
 	int ret;
-	char *err, *cut = xstrndup(log_fail, strlen(log_fail) - 20);
+	char *err, *why, *cut = xstrndup(log_fail, strlen(log_fail) - 20);
 
 	/* the log cut while written: what came before is kept, the job's result is not there */
 	err = read_log(write_log("cut.log", log_head, cut, ""), &l, &ret);
@@ -213,9 +213,9 @@ static void t_incomplete(void)
 	check(l.truncated);
 	check(l.job_result == NULL);
 	check(strstr(l.console.buf, "not ok 2 fail\n") != NULL);
-	strbuf_init(&why);
-	lava_run_incomplete(&l, &why);
-	check_str(why.buf, "the LAVA log ends before the job's result (truncated)");
+	why = lava_run_incomplete(&l, NULL);
+	check_str(why, "the LAVA log ends before the job's result (truncated)");
+	free(why);
 	lava_run_release(&l);
 	free(err);
 
@@ -226,27 +226,36 @@ static void t_incomplete(void)
 				   "\"fail\", \"error_type\": \"Infrastructure\", \"error_msg\": "
 				   "\"qemu-system-aarch64 not found\"}")),
 		       &l, &ret);
-	strbuf_reset(&why);
 	l.saw_begin = false;
-	lava_run_incomplete(&l, &why);
-	check_str(why.buf, "the job never reached tapboot's init (no '# tapboot: begin' on the "
-			   "console): qemu-system-aarch64 not found");
+	why = lava_run_incomplete(&l, NULL);
+	check_str(why, "the job never reached tapboot's init (no '# tapboot: begin' on the "
+		       "console): qemu-system-aarch64 not found");
+	free(why);
 	/* it began, and LAVA says why it then failed */
-	strbuf_reset(&why);
 	l.saw_begin = true;
-	lava_run_incomplete(&l, &why);
-	check_str(why.buf, "LAVA: Infrastructure error: qemu-system-aarch64 not found");
+	why = lava_run_incomplete(&l, NULL);
+	check_str(why, "LAVA: Infrastructure error: qemu-system-aarch64 not found");
+	free(why);
 	lava_run_release(&l);
 	free(err);
 
-	/* a complete job: LAVA has nothing to add */
+	/* a complete job: LAVA has nothing to add; the parser's summary may */
 	err = read_log(write_log("full.log", log_head, log_fail, log_tail), &l, &ret);
-	strbuf_reset(&why);
-	lava_run_incomplete(&l, &why);
-	check_int(why.len, ==, 0);
+	check(lava_run_incomplete(&l, NULL) == NULL);
+	memset(&sum, 0, sizeof(sum));
+	sum.complete = true;
+	check(lava_run_incomplete(&l, &sum) == NULL);
+	sum.complete = false;
+	why = lava_run_incomplete(&l, &sum);
+	check_str(why, "no tapboot end line with the run's nonce");
+	free(why);
+	sum.crash_line = xstrdup("Kernel panic - not syncing: sysrq triggered crash");
+	why = lava_run_incomplete(&l, &sum);
+	check_str(why, "Kernel panic - not syncing: sysrq triggered crash");
+	free(why);
+	free(sum.crash_line);
 	lava_run_release(&l);
 	free(err);
-	strbuf_release(&why);
 	free(cut);
 }
 
