@@ -12,9 +12,9 @@
 
 struct kcidb_submitter {
 	struct kcidb_url url;
-	const char *token;    /* the bearer token ($KCIDB_TOKEN) */
-	unsigned retries;     /* attempts after the first on a KCIDB_ATTEMPT_RETRY */
-	unsigned delay_ms;    /* the first wait before a retry; it doubles (500) */
+	const char *token; /* the bearer token ($KCIDB_TOKEN) */
+	unsigned retries;  /* attempts after the first on a KCIDB_ATTEMPT_RETRY */
+	unsigned delay_ms; /* the first wait before a retry; it doubles (500) */
 };
 
 /* s for url and token ($KCIDB_TOKEN, may be NULL) with retries. -1 after a message when the

@@ -74,7 +74,7 @@ static void lava_qemu_context_options(const struct run_export *x, bool kvm, stru
  * tapboot run's idle limit (longest test timeout + its boot allowance); the test action gets
  * run's whole-run deadline. */
 char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
-		      const char *kernel_name)
+		    const char *kernel_name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct lava_arch la = lava_arch_of(x->arch);

@@ -198,7 +198,8 @@ static void fill_report(struct lava_conv *c, struct report_run *rep)
 	tests = tap_parser_tests(c->p, &ntests);
 	report_run_fill(rep, tests, ntests, sum, "tapboot", c->why);
 	c->arch = lava_run_arch(&c->l);
-	c->url = c->o->job_url ? xstrdup(c->o->job_url) : xasprintf("file://%s", abs ? abs : c->o->log);
+	c->url = c->o->job_url ? xstrdup(c->o->job_url)
+			       : xasprintf("file://%s", abs ? abs : c->o->log);
 	free(abs);
 	rep->arch = c->arch;
 	rep->kernel = c->l.kernel_url;

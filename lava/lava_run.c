@@ -189,7 +189,7 @@ int lava_run_read(const char *path, struct lava_run *l)
 			continue; /* a YAML document start (the REST endpoint) */
 		if (lava_flow_parse(line, (size_t)n, &v, &err) < 0) {
 			if (last_cut && records) {
-				/* the last line is cut short: the log was truncated while written */
+				/* the last line cut short: truncated while written */
 				l->truncated = true;
 				free(err);
 				break;

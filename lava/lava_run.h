@@ -19,11 +19,14 @@ struct lava_case {
 struct lava_run {
 	struct strbuf console; /* the target's lines, repaired (lava_log.h), '\n' after each */
 	char *version;	       /* lava-dispatcher's ("2023.01") */
-	char *nonce, *machine, *qemu_arch, *kernel_url; /* from the boot command; the first download */
+	/* from the boot command (the kernel's nonce, QEMU's machine, binary and accelerator), and
+	 * the first download (the kernel) */
+	char *nonce, *machine, *qemu_arch, *kernel_url;
 	bool kvm;
 	char *job_result, *error_type, *error_msg; /* the lava job case: its result and error */
 	double start_time; /* epoch seconds of the init's begin line; 0 when not seen */
-	bool saw_target, saw_begin, truncated; /* console lines; the begin line; the last line cut */
+	/* console lines seen; the init's begin line seen; the last line cut short */
+	bool saw_target, saw_begin, truncated;
 	struct lava_case *cases; /* definition tapboot's results, in the log's order */
 	size_t ncases, alloc;
 };

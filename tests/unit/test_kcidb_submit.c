@@ -112,9 +112,10 @@ static void serve(struct server *s, const struct reply *r, size_t n)
 				break;
 			take_request(fd, log);
 			if (r[i].status) {
-				ans = xasprintf("HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-						"Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-						r[i].status, strlen(r[i].body), r[i].body);
+				ans = xasprintf(
+					"HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+					"Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+					r[i].status, strlen(r[i].body), r[i].body);
 				if (write(fd, ans, strlen(ans)) < 0)
 					break;
 				free(ans);
@@ -183,8 +184,8 @@ static int call_submit(void *arg)
 }
 
 /* kcidb_submit_all of the args with s; *status its result, *out its stdout; returns stderr. */
-static char *submit(const struct kcidb_submitter *s, const char *const *args, size_t n,
-		    int *status, char **out)
+static char *submit(const struct kcidb_submitter *s, const char *const *args, size_t n, int *status,
+		    char **out)
 {
 	struct call c = {s, (char *const *)args, n, NULL};
 	char *err = test_capture_stderr(call_submit, &c, status);
@@ -227,9 +228,10 @@ static void t_url(void)
 		{"http://h/submit/", "h", "80", ""},
 	};
 	static const char *const bad[][2] = {
-		{"https://h/", "tapboot: --url 'https://h/': https is not supported (tapboot speaks "
-			       "plain HTTP; put a TLS proxy such as stunnel or an SSH tunnel in front "
-			       "of KCIDB)\n"},
+		{"https://h/",
+		 "tapboot: --url 'https://h/': https is not supported (tapboot speaks "
+		 "plain HTTP; put a TLS proxy such as stunnel or an SSH tunnel in front "
+		 "of KCIDB)\n"},
 		{"ftp://h/", "tapboot: --url wants http://HOST[:PORT][/PATH], got 'ftp://h/'\n"},
 		{"http:///x", "tapboot: --url 'http:///x' has no host\n"},
 		{"http://:80", "tapboot: --url 'http://:80' has no host\n"},
@@ -311,7 +313,8 @@ static void t_init(void)
 
 static void t_accepted(void)
 {
-	static const struct reply r[] = {{200, "{\"id\": \"1\"}"}, {201, "{\"id\": \"2\"}\r\nmore"}};
+	static const struct reply r[] = {{200, "{\"id\": \"1\"}"},
+					 {201, "{\"id\": \"2\"}\r\nmore"}};
 	struct kcidb_submitter s;
 	struct server srv;
 	const char *file = test_write_file("r1/kcidb.json", REPORT, strlen(REPORT), 0);
@@ -402,7 +405,8 @@ static void t_refused(void)
 					 {400, "{\"error\": \"schema v5.3: tests/0/path\"}\r\nx"},
 					 {404, "{\"error\": \"no such endpoint\"}"}};
 	static const char *const want_fmt[][2] = {
-		{"tapboot: KCIDB refused the token from KCIDB_TOKEN (HTTP 401: {\"error\": \"invalid "
+		{"tapboot: KCIDB refused the token from KCIDB_TOKEN (HTTP 401: {\"error\": "
+		 "\"invalid "
 		 "token\"}) for '",
 		 "'\n"},
 		{"tapboot: KCIDB refused the token from KCIDB_TOKEN (HTTP 403) for '", "'\n"},

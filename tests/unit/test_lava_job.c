@@ -14,7 +14,9 @@
 #define NONCE "0123456789abcdef0123456789abcdef"
 #define CMDLINE "console=ttyS0 rdinit=/init tapboot.nonce=" NONCE " tapboot.timeout=3"
 
-/* x86_64 under TCG, two tests (one with a quote), no deadline, a 3 s test timeout. */
+/* x86_64 under TCG, two tests (one with a quote), no deadline, a 3 s test timeout; one line of
+ * the files per source line. */
+/* clang-format off */
 static const char want_job[] =
 	"# job.yaml: written by tapboot lava-job " TAPBOOT_VERSION " (submit: lavacli jobs submit job.yaml)\n"
 	"device_type: qemu\n"
@@ -100,6 +102,7 @@ static const char want_device[] =
 	"          - '-smp 1'\n"
 	"          - '-no-reboot'\n"
 	"timeouts: {actions: {}, connections: {}}\n";
+/* clang-format on */
 
 static void export_init(struct run_export *x, const char *arch, const char *machine,
 			const char *cpu)
@@ -332,8 +335,9 @@ static void t_write_refused(void)
 	free(x.kernel_image);
 	x.kernel_image = xasprintf("%s/no-such-kernel", test_tmpdir());
 	{
-		char *err, *want = xasprintf("tapboot: cannot open '%s': No such file or directory\n",
-					     x.kernel_image);
+		char *err,
+			*want = xasprintf("tapboot: cannot open '%s': No such file or directory\n",
+					  x.kernel_image);
 		int ret;
 
 		err = test_capture_stderr(call_write, &c, &ret);

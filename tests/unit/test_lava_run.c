@@ -15,6 +15,8 @@
 #include "lava_run.h"
 #include "strbuf.h"
 
+/* one log line per source line */
+/* clang-format off */
 #define NONCE "0123456789abcdef0123456789abcdef"
 #define T(dt, lvl, msg) "{\"dt\": \"2026-12-04T17:33:" dt "\", \"lvl\": \"" lvl "\", \"msg\": " msg "}\n"
 #define TARGET(dt, text) T(dt, "target", "\"" text "\"")
@@ -58,6 +60,7 @@ static const char log_tail[] =
 	RESULT("tapboot", "pass", "pass") RESULT("tapboot", "fail", "fail")
 	T("59.500000", "results",
 	  "{\"case\": \"job\", \"definition\": \"lava\", \"result\": \"pass\"}");
+/* clang-format on */
 
 static const char job_yaml[] = "metadata:\n"
 			       "  tapboot.version: '0.1'\n"
@@ -134,8 +137,8 @@ static void t_boot_commands(void)
 {
 	static const char *const cmds[][4] = {
 		/* boot command, qemu arch, machine, kvm */
-		{"qemu-system-x86_64 -M q35 -enable-kvm -append \\\"tapboot.nonce=abc\\\"", "x86_64",
-		 "q35", "kvm"},
+		{"qemu-system-x86_64 -M q35 -enable-kvm -append \\\"tapboot.nonce=abc\\\"",
+		 "x86_64", "q35", "kvm"},
 		{"/usr/bin/qemu-system-ppc64 -machine pseries,x-vof=on -accel accel=kvm", "ppc64",
 		 "pseries,x-vof=on", "kvm"},
 		{"qemu-system-mips -nographic", "mips", NULL, "tcg"},
@@ -173,9 +176,9 @@ static char *with_path(const char *tmpl, const char *path)
 static void t_not_logs(void)
 {
 	static const char *const bad[][2] = {
-		{"[    0.000000] Linux version 6.1\n",
-		 "tapboot: FILE:1: not a LAVA job log line: not a YAML flow mapping ('{' expected at "
-		 "column 1)\n"},
+		{"[    0.000000] Linux version 6.1\n", "tapboot: FILE:1: not a LAVA job log line: "
+						       "not a YAML flow mapping ('{' expected at "
+						       "column 1)\n"},
 		{"---\n\n{\"dt\": \"x\", \"msg\": \"a\"}\n",
 		 "tapboot: FILE:3: not a LAVA job log line: no \"dt\", \"lvl\" and \"msg\"\n"},
 		{"---\n\n", "tapboot: 'FILE' is not a LAVA job log: it holds no log line\n"},
@@ -286,9 +289,11 @@ static void t_job_names(void)
 		{"  tapboot.test.1: 'a'\n  tapboot.test.3: 'b'\n",
 		 "tapboot: FILE:2: tapboot.test.3 out of order\n"},
 		{"  tapboot.test.1: 'unterminated\n",
-		 "tapboot: FILE:1: bad test name: unterminated single-quoted string at column 22\n"},
+		 "tapboot: FILE:1: bad test name: unterminated single-quoted string at column "
+		 "22\n"},
 		{"metadata:\n  tapboot.arch: 'x86_64'\n",
-		 "tapboot: 'FILE' names no tests (no tapboot.test.N metadata: not written by tapboot "
+		 "tapboot: 'FILE' names no tests (no tapboot.test.N metadata: not written by "
+		 "tapboot "
 		 "lava-job?)\n"},
 	};
 	struct strlist names;
@@ -491,9 +496,10 @@ static void t_results(void)
 	c.o.job = test_write_file("other.yaml", other_job, strlen(other_job), 0);
 	err = convert(&c, &status, &out);
 	check_int(status, ==, EXIT_USAGE);
-	want = xasprintf("tapboot: '%s' is not the log of '%s': its boot command carries nonce "
-			 NONCE ", the job ffffffffffffffffffffffffffffffff\n",
-			 c.o.log, c.o.job);
+	want = xasprintf(
+		"tapboot: '%s' is not the log of '%s': its boot command carries nonce " NONCE
+		", the job ffffffffffffffffffffffffffffffff\n",
+		c.o.log, c.o.job);
 	check_str(err, want);
 	free(want);
 	free(out);
@@ -528,10 +534,10 @@ static void t_results_incomplete(void)
 	/* LAVA contradicting tapboot: 3 */
 	dir = xasprintf("%s/contra", test_tmpdir());
 	c.o.log = write_log("contra.log", log_head, log_fail,
-			    RESULT("tapboot", "pass", "pass") RESULT("tapboot", "fail", "pass") T(
-				    "59.5", "results",
-				    "{\"case\": \"job\", \"definition\": \"lava\", \"result\": "
-				    "\"pass\"}"));
+			    RESULT("tapboot", "pass", "pass") RESULT("tapboot", "fail", "pass")
+				    T("59.5", "results",
+				      "{\"case\": \"job\", \"definition\": \"lava\", \"result\": "
+				      "\"pass\"}"));
 	c.o.job = NULL;
 	c.o.out = dir;
 	err = convert(&c, &status, &out);
