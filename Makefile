@@ -106,6 +106,8 @@ help:
 	@echo '  demo           install missing packages, fetch kernels, boot the examples'
 	@echo '  check          the whole test suite (unit tests and real boots)'
 	@echo '  unit           unit tests only (no QEMU)'
+	@echo '  boot           the real boots only (tests/boot; BOOT_TESTS= to pick some)'
+	@echo '  format         clang-format the C lines changed since FORMAT_BASE (default HEAD)'
 	@echo '  kselftest-demo build kselftests from Debian linux-source, run them on x86_64 and arm64'
 	@echo '  bench          side-by-side benchmarks (BENCH_QUICK=1 for a short run)'
 	@echo '  fuzz           longer fuzz runs of the parsers (FUZZ_SECONDS=120 each)'
@@ -245,6 +247,18 @@ check:
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(INIT_HOST)
 	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh \
 		$(UNIT_BINS) tests/fuzz-smoke.sh $(sort $(wildcard tests/boot/[0-9]*.sh))
+
+# The real boots of make check, without the unit tests and the fuzz smoke run.
+BOOT_TESTS ?= $(sort $(wildcard tests/boot/[0-9]*.sh))
+boot:
+	$(Q)scripts/install-deps.sh check
+	$(Q)$(MAKE) --no-print-directory all $(INIT_HOST)
+	$(Q)TAPBOOT=$(TAPBOOT) OUT=$(OUT) INIT_ARCHES="$(INIT_ARCHES)" tests/run.sh $(BOOT_TESTS)
+
+# STYLE.md: clang-format (.clang-format) on changed lines only, never the whole tree.
+FORMAT_BASE ?= HEAD
+format:
+	$(Q)git clang-format --style=file $(FORMAT_BASE) -- '*.c' '*.h'
 
 demo:
 	$(Q)scripts/install-deps.sh demo

@@ -17,6 +17,7 @@
 
 #include "elfinfo.h"
 #include "error.h"
+#include "fs.h"
 
 #define TESTS_DIR "tests"
 
@@ -45,33 +46,16 @@ void inputs_release(struct inputs *in)
 
 static char *read_all(const char *path, size_t *len, const char *origin)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
+	char *buf;
 
-	if (fd < 0) {
-		error_errno(ORIGIN_FMT "cannot open '%s'", ORIGIN_ARGS(origin, path), path);
+	if (read_file(path, &buf, len) < 0) {
+		/* a directory opens and fails at the read */
+		error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'"
+					    : ORIGIN_FMT "cannot open '%s'",
+			    ORIGIN_ARGS(origin, path), path);
 		return NULL;
 	}
-	strbuf_init(&sb);
-	for (;;) {
-		ssize_t r = read(fd, buf, sizeof(buf));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			error_errno(ORIGIN_FMT "cannot read '%s'", ORIGIN_ARGS(origin, path), path);
-			close(fd);
-			strbuf_release(&sb);
-			return NULL;
-		}
-		if (!r)
-			break;
-		strbuf_add(&sb, buf, (size_t)r);
-	}
-	close(fd);
-	*len = sb.len;
-	return strbuf_detach(&sb);
+	return buf;
 }
 
 /* Check a test's program: the ELF machine and class must be the target's; a dynamic one is

@@ -11,9 +11,11 @@
 
 #include "error.h"
 #include "fs.h"
+#include "kconfig.h"
 #include "kselftest.h"
 #include "paths.h"
 #include "strbuf.h"
+#include "text.h"
 
 
 void kselftest_opts_init(struct kselftest_opts *o)
@@ -65,57 +67,18 @@ void kselftest_info_describe(const struct kselftest_info *info, struct strbuf *o
 /* Read a whole file. Returns 0, 1 when it does not exist and missing_ok, or -1 after a message. */
 static int read_whole(const char *path, struct strbuf *sb, bool missing_ok)
 {
-	char buf[8192];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	size_t len;
 
-	strbuf_reset(sb);
-	if (fd < 0) {
+	if (read_file(path, &buf, &len) < 0) {
+		strbuf_reset(sb);
 		if (missing_ok && errno == ENOENT)
 			return 1;
-		return error_errno("cannot open '%s'", path);
+		/* a directory opens and fails at the read */
+		return error_errno(errno == EISDIR ? "cannot read '%s'" : "cannot open '%s'", path);
 	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error_errno("cannot read '%s'", path);
-			close(fd);
-			return -1;
-		}
-		strbuf_add(sb, buf, (size_t)n);
-	}
-	close(fd);
-	if (!sb->buf)
-		strbuf_addstr(sb, "");
+	strbuf_attach(sb, buf, len);
 	return 0;
-}
-
-/* Iterate over lines: *line gets a copy-free view [start, end) with "\r" and surrounding blanks
- * trimmed. Returns false at the end. */
-struct line_iter {
-	const char *p, *end;
-	unsigned no;
-};
-
-static bool next_line(struct line_iter *it, const char **s, size_t *len)
-{
-	const char *nl, *b, *e;
-
-	if (it->p >= it->end)
-		return false;
-	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
-	e = nl ? nl : it->end;
-	b = it->p;
-	it->p = nl ? nl + 1 : it->end;
-	it->no++;
-	while (b < e && (*b == ' ' || *b == '\t'))
-		b++;
-	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	*s = b;
-	*len = (size_t)(e - b);
-	return true;
 }
 
 static bool parse_seconds(const char *s, size_t len, unsigned *out)
@@ -130,20 +93,6 @@ static bool parse_seconds(const char *s, size_t len, unsigned *out)
 		v = v * 10 + (unsigned long)(s[i] - '0');
 	}
 	*out = (unsigned)v;
-	return true;
-}
-
-static bool is_ident(const char *s, size_t len)
-{
-	if (!len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (i && c >= '0' && c <= '9')))
-			return false;
-	}
 	return true;
 }
 
@@ -192,13 +141,13 @@ int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsi
 	size_t n;
 
 	*has_timeout = false;
-	while (next_line(&it, &s, &n)) {
+	while (line_iter_next(&it, &s, &n)) {
 		const char *eq;
 
 		if (!n || *s == '#')
 			continue;
 		eq = memchr(s, '=', n);
-		if (!eq || !is_ident(s, (size_t)(eq - s)))
+		if (!eq || !text_is_ident(s, (size_t)(eq - s)))
 			return error_at(file, it.no,
 					"expected 'KEY=VALUE' (e.g. 'timeout=45'), not '%.*s'",
 					(int)n, s);
@@ -221,79 +170,6 @@ int kselftest_parse_settings(const char *buf, size_t len, const char *file, unsi
 
 /* ---- kernel configs and fragments ---- */
 
-struct kopt {
-	char *name;  /* owned, "CONFIG_FOO" */
-	char *value; /* owned, "y", "m", "n" (from "# ... is not set"), "128", "\"str\"" */
-};
-
-struct kconfig {
-	struct kopt *v;
-	size_t n, alloc;
-};
-
-static void kconfig_release(struct kconfig *k)
-{
-	for (size_t i = 0; i < k->n; i++) {
-		free(k->v[i].name);
-		free(k->v[i].value);
-	}
-	free(k->v);
-	memset(k, 0, sizeof(*k));
-}
-
-static void kconfig_push(struct kconfig *k, const char *name, size_t nlen, const char *value,
-			 size_t vlen)
-{
-	xgrow(&k->v, &k->alloc, k->n + 1, sizeof(*k->v));
-	k->v[k->n].name = xstrndup(name, nlen);
-	k->v[k->n].value = xstrndup(value, vlen);
-	k->n++;
-}
-
-static int kopt_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct kopt *)a)->name, ((const struct kopt *)b)->name);
-}
-
-/* Both a .config and a fragment: "CONFIG_X=VALUE", "# CONFIG_X is not set", comments, blank
- * lines. Anything else is an error naming file:line. */
-static int kconfig_parse(struct kconfig *k, const char *buf, size_t len, const char *file)
-{
-	struct line_iter it = {buf, buf + len, 0};
-	const char *s;
-	size_t n;
-
-	while (next_line(&it, &s, &n)) {
-		const char *eq;
-
-		if (!n)
-			continue;
-		if (*s == '#') {
-			static const char tail[] = " is not set";
-			size_t tl = sizeof(tail) - 1;
-
-			if (n > 2 + 7 + tl && !memcmp(s, "# CONFIG_", 9) &&
-			    !memcmp(s + n - tl, tail, tl) && is_ident(s + 2, n - 2 - tl))
-				kconfig_push(k, s + 2, n - 2 - tl, "n", 1);
-			continue;
-		}
-		eq = memchr(s, '=', n);
-		if (!eq || eq - s <= 7 || memcmp(s, "CONFIG_", 7) || !is_ident(s, (size_t)(eq - s)))
-			return error_at(file, it.no, "expected 'CONFIG_NAME=VALUE', not '%.*s'",
-					(int)n, s);
-		kconfig_push(k, s, (size_t)(eq - s), eq + 1, n - (size_t)(eq + 1 - s));
-	}
-	return 0;
-}
-
-static const char *kconfig_get(const struct kconfig *k, const char *name)
-{
-	struct kopt key = {(char *)name, NULL}, *f;
-
-	f = k->n ? bsearch(&key, k->v, k->n, sizeof(*k->v), kopt_cmp) : NULL;
-	return f ? f->value : NULL;
-}
-
 /* The reason a fragment is not satisfied, or NULL. A fragment's =y or =m option is satisfied
  * by =y in the kernel, and by =m only when the kernel's modules go into the image: tapboot's
  * initramfs holds no modules otherwise, so a modular option is as absent as an unset one.
@@ -305,7 +181,7 @@ static char *fragment_missing(const struct kconfig *frag, const struct kconfig *
 	size_t nmissing = 0;
 
 	for (size_t i = 0; i < frag->n; i++) {
-		const struct kopt *o = &frag->v[i];
+		const struct kconfig_opt *o = &frag->v[i];
 		const char *have;
 		bool dup = false;
 
@@ -392,7 +268,7 @@ static int parse_list(struct ks *k, const char *buf, size_t len)
 	const char *s;
 	size_t n, colon;
 
-	while (next_line(&it, &s, &n)) {
+	while (line_iter_next(&it, &s, &n)) {
 		if (!n)
 			continue;
 		if (!split_name(s, n, &colon) || memchr(s + colon + 1, '/', n - colon - 1))
@@ -421,7 +297,7 @@ static int load_disruptive(struct ks *k)
 	if (ret)
 		goto out;
 	it = (struct line_iter){sb.buf, sb.buf + sb.len, 0};
-	while (next_line(&it, &s, &n)) {
+	while (line_iter_next(&it, &s, &n)) {
 		const char *hash = memchr(s, '#', n);
 		size_t colon;
 
@@ -531,7 +407,7 @@ static int collection_load(struct ks *k, const char *name, struct collection **o
 	const struct kselftest_opts *o = k->o;
 	struct collection *c = collection_get(k, name);
 	struct strbuf sb = STRBUF_INIT;
-	struct kconfig frag = {0};
+	struct kconfig frag = KCONFIG_INIT;
 	char *path;
 	int r, ret = -1;
 
@@ -566,7 +442,7 @@ static int collection_load(struct ks *k, const char *name, struct collection **o
 		if (r < 0)
 			goto out;
 		if (r == 0) {
-			if (kconfig_parse(&frag, sb.buf, sb.len, path))
+			if (kconfig_parse(sb.buf, sb.len, path, &frag))
 				goto out;
 			for (size_t i = 0; i < frag.n; i++)
 				if ((!strcmp(frag.v[i].value, "y") ||
@@ -605,11 +481,9 @@ static int load_kernel_config(struct ks *k, struct kselftest_info *info)
 		return 0;
 	}
 	if (read_whole(o->kernel_config, &sb, false) ||
-	    kconfig_parse(&k->kernel, sb.buf, sb.len, o->kernel_config)) {
+	    kconfig_parse(sb.buf, sb.len, o->kernel_config, &k->kernel)) {
 		ret = -1;
 	} else {
-		if (k->kernel.n)
-			qsort(k->kernel.v, k->kernel.n, sizeof(*k->kernel.v), kopt_cmp);
 		k->have_kernel = true;
 		info->config_checked = true;
 	}

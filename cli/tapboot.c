@@ -30,7 +30,7 @@ static int finish(int status)
 {
 	/* stdout is the interface: a full disk or closed pipe must not pass silently (toybox). */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "tapboot: cannot write to standard output\n");
+		error("cannot write to standard output");
 		return status ? status : EXIT_USAGE;
 	}
 	return status;

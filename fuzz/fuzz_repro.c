@@ -1,4 +1,4 @@
-/* fuzz_repro.c: libFuzzer harness for results/crash_sig.c and results/repro.c: a report read
+/* fuzz_repro.c: libFuzzer harness for results/crash_sig.c, crash_id.c and repro.c: a report read
  * from a file (mail, MIME, base64, quoted-printable, xz, job-script) and a console matched. */
 #include <stdint.h>
 #include <stdio.h>

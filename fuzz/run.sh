@@ -22,18 +22,18 @@ flags="-std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 	-D_GNU_SOURCE -DTAPBOOT_VERSION=\"fuzz\" -DTAPBOOT_SRCDIR=\"$src\"
 	-DTAPBOOT_LIBEXECDIR=\"$out\" -DTAP_MISSING_CAP=64 -I$src/lib -I$src/qemu -I$src/results -I$src/builder"
 lib="$src/lib/error.c $src/lib/strbuf.c $src/lib/verdict.c $src/lib/plan.c $src/lib/tap.c $src/lib/fs.c $src/lib/strlist.c $src/lib/arch_config.c $src/lib/cache.c $src/lib/proc.c $src/lib/paths.c
-	$src/lib/line_tag.c $src/lib/base64.c $src/lib/json.c $src/lib/json_read.c $src/lib/kconfig.c"
+	$src/lib/line_tag.c $src/lib/base64.c $src/lib/json.c $src/lib/json_read.c $src/lib/kconfig.c $src/lib/text.c"
 
 sources() {
 	case $1 in
 	tap_parser) echo "$src/results/tap_parser.c $src/results/report_json.c $src/results/report_tap.c
 		$src/results/report_junit.c $src/results/report_summary.c $src/results/report_util.c
 		$src/results/results.c $src/results/report_kcidb.c
-		$src/results/crash_sig.c" ;;
+		$src/results/crash_sig.c $src/results/crash_id.c" ;;
 	sequencing) echo "$src/results/tap_parser.c $src/results/results.c" ;;
 	plan) echo "" ;;
 	json) echo "" ;;
-	repro) echo "$src/results/crash_sig.c $src/results/repro.c" ;;
+	repro) echo "$src/results/crash_sig.c $src/results/crash_id.c $src/results/repro.c" ;;
 	arch_config) echo "" ;;
 	kselftest_settings | inputs)
 		# the builder's parsers and what they call (libarchive, libelf)

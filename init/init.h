@@ -176,6 +176,13 @@ void init_tests_stdio_close(struct init_ctx *c);
 
 /* Write ctx->out to the console and empty it. */
 void init_flush(struct init_ctx *c);
+/* "Bail out! why" on the console now (tagged once the key is read): the end of a run that
+ * cannot go on. The caller powers off (PID 1) or returns. */
+void init_bail_out(struct init_ctx *c, const char *why);
+/* PID 1's die hook (error_set_die_hook): die() and a failed allocation bail out on c's
+ * console and power off instead of exiting (an exiting PID 1 panics the kernel). In any other
+ * process (a test's child before its exec) it returns, and the process exits as before. */
+void init_set_die_hook(struct init_ctx *c);
 
 /* Run test t (number num) and fill r; nothing here is fatal. */
 void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
@@ -209,9 +216,6 @@ unsigned init_run_plan(struct init_ctx *c, const struct plan *p);
 /* Load the plan's modules (and their dependencies, from modules.dep) under root; problems are
  * diagnostics in out. */
 void init_load_modules(const struct strlist *modules, const char *root, struct strbuf *out);
-
-/* A whole file, NUL-terminated (caller frees); NULL with errno set. */
-char *init_read_file(const char *path, size_t *len);
 
 /* Snapshot boot's ready point (handoff.c): print TAPBOOT_READY_LINE on fd out, read one line
  * from fd in with echo off (a terminal's settings restored after), parse it into c->opt, then

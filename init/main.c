@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "protocol.h"
-#include "tap.h"
 
 static void ctx_init(struct init_ctx *c)
 {
@@ -47,11 +47,11 @@ static void ctx_release(struct init_ctx *c)
 static int load_plan(struct plan *p, const char *path, char **why)
 {
 	size_t len;
-	char *buf = init_read_file(path, &len);
+	char *buf;
 	int ret;
 
 	plan_init(p);
-	if (!buf) {
+	if (read_file(path, &buf, &len) < 0) {
 		*why = xasprintf("cannot read plan '%s': %s", path, strerror(errno));
 		return -1;
 	}
@@ -64,8 +64,7 @@ static int load_plan(struct plan *p, const char *path, char **why)
 
 __attribute__((noreturn)) static void bail_out(struct init_ctx *c, const char *why)
 {
-	tap_bail_out(&c->out, why);
-	init_flush(c);
+	init_bail_out(c, why);
 	init_power_off();
 }
 
@@ -76,14 +75,14 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 	size_t len;
 
 	c->pid1 = true;
+	init_set_die_hook(c);
 	/* First of all: no test may ever see the secret, and every line from here on is tagged. */
 	init_read_key(c, TAPBOOT_KEY_PATH, true);
 	c->sigfd = init_signals_block();
 	if (init_setup_pid1(&why, &c->out) < 0)
 		bail_out(c, why);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cmdline = init_read_file("/proc/cmdline", &len);
-	if (cmdline) {
+	if (read_file("/proc/cmdline", &cmdline, &len) == 0) {
 		init_options_parse(&c->opt, cmdline);
 		free(cmdline);
 	}
@@ -186,15 +185,13 @@ static int host_main(struct init_ctx *c, int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (load_plan(&plan, plan_path, &why) < 0) {
-		tap_bail_out(&c->out, why);
-		init_flush(c);
+		init_bail_out(c, why);
 		free(why);
 		plan_release(&plan);
 		return EXIT_USAGE;
 	}
 	if (c->opt.handoff && init_handoff(c, 0, 1, &why) < 0) {
-		tap_bail_out(&c->out, why);
-		init_flush(c);
+		init_bail_out(c, why);
 		free(why);
 		plan_release(&plan);
 		return EXIT_VM;

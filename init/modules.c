@@ -10,27 +10,11 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 
 #ifndef MODULE_INIT_COMPRESSED_FILE
 #define MODULE_INIT_COMPRESSED_FILE 4 /* include/uapi/linux/module.h, Linux 5.17 */
 #endif
-
-char *init_read_file(const char *path, size_t *len)
-{
-	struct strbuf sb;
-	char buf[8192];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	strbuf_init(&sb);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		strbuf_add(&sb, buf, (size_t)n);
-	close(fd);
-	*len = sb.len;
-	return strbuf_detach(&sb);
-}
 
 /* "kernel/lib/test_bpf.ko.xz" -> does it name module "test_bpf" (- and _ are the same)? */
 static bool names_module(const char *path, size_t n, const char *name)
@@ -111,8 +95,7 @@ void init_load_modules(const struct strlist *modules, const char *root, struct s
 		strcpy(u.release, "unknown");
 	dir = xasprintf("%s/lib/modules/%s", root, u.release);
 	path = xasprintf("%s/modules.dep", dir);
-	dep = init_read_file(path, &len);
-	if (!dep) {
+	if (read_file(path, &dep, &len) < 0) {
 		strbuf_addf(out, "# init: cannot load modules: cannot read '%s': %s\n", path,
 			    strerror(errno));
 	} else {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "line_tag.h"
 #include "protocol.h"
 #include "tap.h"
@@ -157,12 +158,42 @@ void init_flush(struct init_ctx *c)
 	strbuf_reset(&c->out);
 }
 
+void init_bail_out(struct init_ctx *c, const char *why)
+{
+	tap_bail_out(&c->out, why);
+	init_flush(c);
+}
+
+/* The context of PID 1's die hook: error_set_die_hook passes none, and there is one init. */
+static struct init_ctx *die_ctx;
+
+static void pid1_die(int status, const char *msg)
+{
+	/* a die while bailing out (no memory for the line) powers off at once */
+	static bool dying;
+
+	(void)status;
+	if (getpid() != 1)
+		return;
+	if (!dying && die_ctx) {
+		dying = true;
+		init_bail_out(die_ctx, msg);
+	}
+	init_power_off();
+}
+
+void init_set_die_hook(struct init_ctx *c)
+{
+	die_ctx = c;
+	error_set_die_hook(pid1_die);
+}
+
 bool init_read_key(struct init_ctx *c, const char *path, bool remove)
 {
 	size_t len = 0;
-	char *buf = init_read_file(path, &len);
+	char *buf;
 
-	if (!buf)
+	if (read_file(path, &buf, &len) < 0)
 		return false;
 	if (remove)
 		unlink(path);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "protocol.h"
 
 /* QEMU's ivshmem (hw/misc/ivshmem.c): Red Hat's vendor id, PCI_DEVICE_ID_IVSHMEM. */
@@ -309,9 +310,11 @@ static bool find_device(char *dir, size_t size)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), PCI_DEVICES "/%s/vendor", e->d_name);
-		v = init_read_file(path, &n);
+		if (read_file(path, &v, &n) < 0)
+			v = NULL;
 		snprintf(path, sizeof(path), PCI_DEVICES "/%s/device", e->d_name);
-		dev = v ? init_read_file(path, &n) : NULL;
+		if (!v || read_file(path, &dev, &n) < 0)
+			dev = NULL;
 		found = v && dev && !strncmp(v, IVSHMEM_VENDOR, 6) &&
 			!strncmp(dev, IVSHMEM_DEVICE, 6);
 		if (found)

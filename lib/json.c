@@ -99,7 +99,8 @@ static void put_strn(const struct sink *o, const char *str, size_t n)
 		size_t run = i, l;
 		uint32_t cp;
 
-		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
+		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' &&
+		       s[run] != '\\')
 			run++;
 		if (run > i) {
 			sink_add(o, s + i, run - i);

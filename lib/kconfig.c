@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "fs.h"
+#include "text.h"
 
 const char *const kconfig_rd_compressions[] = {"gzip", "xz", "zstd", "lz4", NULL};
 
@@ -18,20 +19,6 @@ const char *kconfig_rd_option(const char *compression)
 		if (!strcmp(kconfig_rd_compressions[i], compression))
 			return rd_options[i];
 	return NULL;
-}
-
-static bool is_ident(const char *s, size_t len)
-{
-	if (!len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (i && c >= '0' && c <= '9')))
-			return false;
-	}
-	return true;
 }
 
 /* A string value ("..." with \" and \\ escaped, as the kernel's confdata.c writes it) without
@@ -78,53 +65,32 @@ static void build_index(struct kconfig *kc)
 	qsort_r(kc->by_name, kc->n, sizeof(*kc->by_name), by_name_cmp, kc);
 }
 
-/* The next line of [*p, end), spaces, tabs and a CR around it trimmed. */
-static bool next_line(const char **p, const char *end, const char **s, size_t *len)
-{
-	const char *nl, *b, *e;
-
-	if (*p >= end)
-		return false;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	e = nl ? nl : end;
-	b = *p;
-	*p = nl ? nl + 1 : end;
-	while (b < e && (*b == ' ' || *b == '\t'))
-		b++;
-	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	*s = b;
-	*len = (size_t)(e - b);
-	return true;
-}
-
 int kconfig_parse(const char *text, size_t len, const char *name_for_errors, struct kconfig *kc)
 {
 	static const char tail[] = " is not set";
 	const size_t tl = sizeof(tail) - 1;
-	const char *p = text, *s;
-	unsigned no = 0;
+	struct line_iter it = {text, text + len, 0};
+	const char *s;
 	size_t n;
 	int ret = 0;
 
-	while (ret == 0 && next_line(&p, text + len, &s, &n)) {
+	while (ret == 0 && line_iter_next(&it, &s, &n)) {
 		const char *eq;
 
-		no++;
 		if (!n)
 			continue;
 		if (*s == '#') {
 			if (n > 2 + 7 + tl && !memcmp(s, "# CONFIG_", 9) &&
-			    !memcmp(s + n - tl, tail, tl) && is_ident(s + 2, n - 2 - tl))
+			    !memcmp(s + n - tl, tail, tl) && text_is_ident(s + 2, n - 2 - tl))
 				push(kc, s + 2, n - 2 - tl, xstrdup("n"));
 			continue;
 		}
 		eq = memchr(s, '=', n);
-		if (eq && eq - s > 7 && !memcmp(s, "CONFIG_", 7) && is_ident(s, (size_t)(eq - s)))
+		if (eq && eq - s > 7 && !memcmp(s, "CONFIG_", 7) && text_is_ident(s, (size_t)(eq - s)))
 			push(kc, s, (size_t)(eq - s), unquote(eq + 1, n - (size_t)(eq + 1 - s)));
 		else if (name_for_errors)
-			ret = error_at(name_for_errors, no, "expected 'CONFIG_NAME=VALUE', not '%.*s'",
-				       (int)n, s);
+			ret = error_at(name_for_errors, it.no,
+				       "expected 'CONFIG_NAME=VALUE', not '%.*s'", (int)n, s);
 	}
 	build_index(kc);
 	return ret;

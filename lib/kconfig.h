@@ -20,7 +20,7 @@ struct kconfig {
 	size_t n, alloc;
 	size_t *by_name; /* indices into v sorted by name (the first of equal names first) */
 };
-#define KCONFIG_INIT {0}
+#define KCONFIG_INIT { NULL, 0, 0, NULL }
 
 /* Read path: -1 with a message naming the file when it cannot be read or a line is neither an
  * option, a comment nor blank. */

@@ -95,3 +95,11 @@ char *strbuf_detach(struct strbuf *sb)
 	sb->len = sb->alloc = 0;
 	return s;
 }
+
+void strbuf_attach(struct strbuf *sb, char *buf, size_t len)
+{
+	strbuf_release(sb);
+	sb->buf = buf;
+	sb->len = len;
+	sb->alloc = len + 1;
+}

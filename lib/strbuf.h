@@ -26,5 +26,8 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) FMT_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Hand the buffer to the caller (who frees it) and reset sb. */
 char *strbuf_detach(struct strbuf *sb);
+/* Release sb and make it own buf (len bytes and a NUL, allocated with malloc), as read_file()
+ * gives one. */
+void strbuf_attach(struct strbuf *sb, char *buf, size_t len);
 
 #endif

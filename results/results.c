@@ -143,9 +143,10 @@ static char *lava_reason(const struct results_why *w)
 	if (w->log_truncated)
 		return xstrdup("the LAVA log ends before the job's result (truncated)");
 	if (!w->saw_begin)
-		return xasprintf("the job never reached tapboot's init (no '%s' on the console)%s%s",
-				 "# tapboot: begin", w->error_msg ? ": " : "",
-				 w->error_msg ? w->error_msg : "");
+		return xasprintf(
+			"the job never reached tapboot's init (no '%s' on the console)%s%s",
+			"# tapboot: begin", w->error_msg ? ": " : "",
+			w->error_msg ? w->error_msg : "");
 	if (w->error_msg)
 		return xasprintf("LAVA: %s%s%s", w->error_type ? w->error_type : "error",
 				 w->error_type ? " error: " : "", w->error_msg);

@@ -151,8 +151,7 @@ static void t_kconfig_errors(void)
 		       "directory\n");
 	free(err);
 	kconfig_release(&kc);
-	check_int(kconfig_read(test_write_file("config", dotconfig, sizeof(dotconfig) - 1, 0),
-			       &kc),
+	check_int(kconfig_read(test_write_file("config", dotconfig, sizeof(dotconfig) - 1, 0), &kc),
 		  ==, 0);
 	check_str(kconfig_get(&kc, "MOD"), "m");
 	kconfig_release(&kc);
@@ -228,7 +227,8 @@ static void t_die_hook(void)
 		check_int(hook_status, ==, EXIT_VM);
 		check_str(hook_msg, "out of memory");
 		/* after ASan's own warning, which it prints whatever its options */
-		check(strlen(err) >= 23 && !strcmp(err + strlen(err) - 23, "tapboot: out of memory\n"));
+		check(strlen(err) >= 23 &&
+		      !strcmp(err + strlen(err) - 23, "tapboot: out of memory\n"));
 		free(err);
 	}
 	error_set_die_hook(NULL);
@@ -327,7 +327,8 @@ int main(void)
 	TEST(t_json_writer, "JSON strings: escapes, invalid UTF-8 as U+FFFD, valid JSON out");
 	TEST(t_json_secs, "JSON seconds and null");
 	TEST(t_kconfig, ".config: y, m, not set, numbers, strings, the first line wins");
-	TEST(t_kconfig_errors, ".config: a bad line named, a missing file named, lax without a name");
+	TEST(t_kconfig_errors,
+	     ".config: a bad line named, a missing file named, lax without a name");
 	TEST(t_kconfig_rd, "the CONFIG_RD_* option of each compression");
 	TEST(t_die_hook, "die, die_errno and the allocators call the die hook");
 	TEST(t_note, "note: prog: message");

@@ -1,0 +1,38 @@
+/* text.c: trimmed lines and identifiers (text.h). */
+#include "text.h"
+
+#include <string.h>
+
+bool line_iter_next(struct line_iter *it, const char **s, size_t *len)
+{
+	const char *nl, *b, *e;
+
+	if (it->p >= it->end)
+		return false;
+	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
+	e = nl ? nl : it->end;
+	b = it->p;
+	it->p = nl ? nl + 1 : it->end;
+	it->no++;
+	while (b < e && (*b == ' ' || *b == '\t'))
+		b++;
+	while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	*s = b;
+	*len = (size_t)(e - b);
+	return true;
+}
+
+bool text_is_ident(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (i && c >= '0' && c <= '9')))
+			return false;
+	}
+	return true;
+}
