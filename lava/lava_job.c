@@ -15,6 +15,7 @@
 #include "fs.h"
 #include "lava_job.h"
 #include "lava_log.h"
+#include "lava_qemu.h"
 #include "strbuf.h"
 
 /* A YAML single-quoted scalar: only ' needs doubling. */
@@ -49,26 +50,6 @@ static struct lava_arch lava_arch_of(const char *arch)
 	return a;
 }
 
-/* The QEMU options after the stock template's: what context + extra_options make it add. */
-static void lava_qemu_context_options(const struct run_export *x, bool kvm, struct strlist *opts)
-{
-	char *s;
-
-	s = xasprintf("-machine %s", x->machine);
-	strlist_push(opts, s);
-	free(s);
-	if (!kvm && x->cpu && *x->cpu) {
-		s = xasprintf("-cpu %s", x->cpu);
-		strlist_push(opts, s);
-		free(s);
-	}
-	s = xasprintf("-smp %u", x->smp);
-	strlist_push(opts, s);
-	free(s);
-	/* a reboot or a panic (panic=-1) ends QEMU, as in tapboot run */
-	strlist_push(opts, "-no-reboot");
-}
-
 /* job.yaml. Timeouts: LAVA's monitor waits with the boot action's timeout as its silence limit
  * (the pexpect spawn inherits it: lava_dispatcher/shell.py in 2023.01), so the boot timeout is
  * tapboot run's idle limit (longest test timeout + its boot allowance); the test action gets
@@ -84,7 +65,8 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 	char *s;
 
 	strlist_init(&opts);
-	lava_qemu_context_options(x, kvm, &opts);
+	/* arm's machine and cpu are context variables: not again in extra_options */
+	lava_qemu_context_options(x, kvm, !la.context_cpu, &opts);
 	strbuf_addf(&sb, "# job.yaml: written by tapboot lava-job " TAPBOOT_VERSION
 			 " (submit: lavacli jobs submit job.yaml)\n"
 			 "device_type: qemu\njob_name: ");
@@ -110,9 +92,6 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 	}
 	strbuf_addstr(&sb, "  extra_options:\n");
 	for (size_t i = 0; i < opts.n; i++) {
-		if (la.context_cpu &&
-		    (!strncmp(opts.v[i], "-machine ", 9) || !strncmp(opts.v[i], "-cpu ", 5)))
-			continue;
 		strbuf_addstr(&sb, "  - ");
 		yq(&sb, opts.v[i]);
 		strbuf_addch(&sb, '\n');
@@ -131,7 +110,7 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 	strbuf_addstr(&sb,
 		      "actions:\n- deploy:\n    to: tmpfs\n    os: oe\n    timeout: {minutes: 5}\n"
 		      "    images:\n      kernel:\n        image_arg: ");
-	s = xasprintf("-kernel {kernel} -append \"%s\"", x->cmdline);
+	s = lava_qemu_kernel_arg(x->cmdline);
 	yq(&sb, s);
 	free(s);
 	strbuf_addf(&sb, "\n        url: ");
@@ -139,8 +118,11 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 		     : xasprintf("file://%s/%s", x->dir, kernel_name);
 	yq(&sb, s);
 	free(s);
-	strbuf_addstr(&sb,
-		      "\n      ramdisk:\n        image_arg: '-initrd {ramdisk}'\n        url: ");
+	strbuf_addstr(&sb, "\n      ramdisk:\n        image_arg: ");
+	s = lava_qemu_ramdisk_arg();
+	yq(&sb, s);
+	free(s);
+	strbuf_addstr(&sb, "\n        url: ");
 	s = url_base ? xasprintf("%s/initramfs.cpio", url_base)
 		     : xasprintf("file://%s/initramfs.cpio", x->dir);
 	yq(&sb, s);
@@ -177,10 +159,12 @@ char *lava_device_yaml(const struct run_export *x, bool kvm)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct lava_arch la = lava_arch_of(x->arch);
-	struct strlist opts;
+	struct strlist fixed, opts;
 
+	strlist_init(&fixed);
 	strlist_init(&opts);
-	lava_qemu_context_options(x, kvm, &opts);
+	lava_qemu_template_options(x, kvm, &fixed);
+	lava_qemu_context_options(x, kvm, true, &opts);
 	strbuf_addf(&sb,
 		    "# device.yaml: a qemu device dictionary for lava-run (tapboot "
 		    "lava-job " TAPBOOT_VERSION ")\n"
@@ -205,20 +189,18 @@ char *lava_device_yaml(const struct run_export *x, bool kvm)
 		    "      qemu:\n"
 		    "        parameters:\n"
 		    "          command: %s\n"
-		    "          options:\n"
-		    "          - -nographic\n"
-		    "          - -nic none\n"
-		    "          - -m %u\n"
-		    "          - -monitor none\n",
-		    la.lava_arch, x->qemu, x->memory_mb);
-	if (kvm)
-		strbuf_addstr(&sb, "          - -cpu host\n          - -enable-kvm\n");
+		    "          options:\n",
+		    la.lava_arch, x->qemu);
+	/* the template's own, as it writes them (plain scalars) */
+	for (size_t i = 0; i < fixed.n; i++)
+		strbuf_addf(&sb, "          - %s\n", fixed.v[i]);
 	for (size_t i = 0; i < opts.n; i++) {
 		strbuf_addstr(&sb, "          - ");
 		yq(&sb, opts.v[i]);
 		strbuf_addch(&sb, '\n');
 	}
 	strbuf_addstr(&sb, "timeouts: {actions: {}, connections: {}}\n");
+	strlist_release(&fixed);
 	strlist_release(&opts);
 	return strbuf_detach(&sb);
 }

@@ -8,6 +8,7 @@
 #include "arch_config.h"
 #include "error.h"
 #include "lava_log.h"
+#include "lava_qemu.h"
 #include "lava_run.h"
 #include "protocol.h"
 #include "results.h"
@@ -48,41 +49,6 @@ double lava_parse_dt(const char *dt)
 	if (*rest == '.')
 		frac = strtod(rest, NULL);
 	return (double)timegm(&tm) + frac;
-}
-
-/* The word after key in a command line ("-machine q35"), or NULL. */
-static char *word_after(const char *s, const char *key)
-{
-	const char *p = strstr(s, key);
-	size_t n;
-
-	if (!p)
-		return NULL;
-	p += strlen(key);
-	n = strcspn(p, " \"");
-	return n ? xstrndup(p, n) : NULL;
-}
-
-/* LOCAL until qemu/ reads a QEMU command line: machine, accelerator and binary of LAVA's
- * "Boot command: " line. */
-static void lava_boot_command_qemu(struct lava_run *l, const char *cmd)
-{
-	const char *q = strstr(cmd, "qemu-system-");
-
-	free(l->machine);
-	l->machine = word_after(cmd, " -machine ");
-	if (!l->machine)
-		l->machine = word_after(cmd, " -M ");
-	free(l->qemu_arch);
-	l->qemu_arch = q ? word_after(q, "qemu-system-") : NULL;
-	l->kvm = strstr(cmd, "-enable-kvm") || strstr(cmd, "accel=kvm");
-}
-
-static void boot_command(struct lava_run *l, const char *cmd)
-{
-	free(l->nonce);
-	l->nonce = word_after(cmd, TAPBOOT_ARG_NONCE);
-	lava_boot_command_qemu(l, cmd);
 }
 
 static void add_console_line(struct lava_run *l, const struct json *msg, double dt)
@@ -160,7 +126,7 @@ static void add_record(struct lava_run *l, const struct json *v)
 		free(l->version);
 		l->version = xstrdup(msg_s + 39);
 	} else if (msg_s && !strncmp(msg_s, "Boot command: ", 14)) {
-		boot_command(l, msg_s + 14);
+		lava_qemu_read_boot_command(msg_s + 14, l);
 	} else if (msg_s && !strncmp(msg_s, "downloading ", 12) && !l->kernel_url) {
 		l->kernel_url = xstrdup(msg_s + 12); /* the first image: the kernel */
 	}
