@@ -365,6 +365,16 @@ char *arch_config_find_uname(const char *configs_dir, const char *machine)
 	return find_arch(configs_dir, match_uname, machine);
 }
 
+static bool match_qemu(const struct arch_config *c, const void *arg)
+{
+	return c->qemu && !strcmp(c->qemu, arg);
+}
+
+char *arch_config_find_qemu(const char *configs_dir, const char *qemu)
+{
+	return find_arch(configs_dir, match_qemu, qemu);
+}
+
 /* Is SYMBOL=y in the .config at path? */
 static int kconfig_is_set(const char *path, const char *symbol)
 {

@@ -77,6 +77,9 @@ char *arch_config_find_elf(const char *configs_dir, unsigned machine, unsigned e
 			   bool msb);
 /* The arch a host whose uname -m is machine runs; caller frees; NULL when none. */
 char *arch_config_find_uname(const char *configs_dir, const char *machine);
+/* The arch whose qemu binary is qemu ("qemu-system-aarch64": arm64); caller frees; NULL when
+ * none. */
+char *arch_config_find_qemu(const char *configs_dir, const char *qemu);
 /* The host's architecture: the config whose uname_machine has this machine's uname -m,
  * loaded once; NULL when no config knows the host. The one place the tree decides it (KVM,
  * the host's own sysroot, binaries that run here, tapboot build's default). */
