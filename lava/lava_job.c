@@ -15,7 +15,7 @@
 #include "fs.h"
 #include "lava_job.h"
 #include "lava_log.h"
-#include "lava_qemu.h"
+#include "qemu_lava.h"
 #include "strbuf.h"
 
 /* A YAML single-quoted scalar: only ' needs doubling. */
@@ -50,6 +50,13 @@ static struct lava_arch lava_arch_of(const char *arch)
 	return a;
 }
 
+
+/* The machine the run would boot, as LAVA's qemu device type is asked for it. */
+static struct qemu_lava lava_qemu_of(const struct run_export *x, bool kvm)
+{
+	return (struct qemu_lava){ .machine = x->machine, .cpu = x->cpu,
+				   .memory_mb = x->memory_mb, .smp = x->smp, .kvm = kvm };
+}
 /* job.yaml. Timeouts: LAVA's monitor waits with the boot action's timeout as its silence limit
  * (the pexpect spawn inherits it: lava_dispatcher/shell.py in 2023.01), so the boot timeout is
  * tapboot run's idle limit (longest test timeout + its boot allowance); the test action gets
@@ -60,13 +67,14 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 	struct strbuf sb = STRBUF_INIT;
 	struct lava_arch la = lava_arch_of(x->arch);
 	struct strlist opts;
+	struct qemu_lava ql = lava_qemu_of(x, kvm);
 	unsigned deadline = x->deadline_s ? x->deadline_s : 24 * 3600;
 	unsigned idle = x->longest_s ? x->longest_s + 120 : 24 * 3600;
 	char *s;
 
 	strlist_init(&opts);
 	/* arm's machine and cpu are context variables: not again in extra_options */
-	lava_qemu_context_options(x, kvm, !la.context_cpu, &opts);
+	qemu_lava_context_options(&ql, !la.context_cpu, &opts);
 	strbuf_addf(&sb, "# job.yaml: written by tapboot lava-job " TAPBOOT_VERSION
 			 " (submit: lavacli jobs submit job.yaml)\n"
 			 "device_type: qemu\njob_name: ");
@@ -110,7 +118,7 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 	strbuf_addstr(&sb,
 		      "actions:\n- deploy:\n    to: tmpfs\n    os: oe\n    timeout: {minutes: 5}\n"
 		      "    images:\n      kernel:\n        image_arg: ");
-	s = lava_qemu_kernel_arg(x->cmdline);
+	s = qemu_lava_kernel_arg(x->cmdline);
 	yq(&sb, s);
 	free(s);
 	strbuf_addf(&sb, "\n        url: ");
@@ -119,7 +127,7 @@ char *lava_job_yaml(const struct run_export *x, bool kvm, const char *url_base,
 	yq(&sb, s);
 	free(s);
 	strbuf_addstr(&sb, "\n      ramdisk:\n        image_arg: ");
-	s = lava_qemu_ramdisk_arg();
+	s = qemu_lava_ramdisk_arg();
 	yq(&sb, s);
 	free(s);
 	strbuf_addstr(&sb, "\n        url: ");
@@ -160,11 +168,12 @@ char *lava_device_yaml(const struct run_export *x, bool kvm)
 	struct strbuf sb = STRBUF_INIT;
 	struct lava_arch la = lava_arch_of(x->arch);
 	struct strlist fixed, opts;
+	struct qemu_lava ql = lava_qemu_of(x, kvm);
 
 	strlist_init(&fixed);
 	strlist_init(&opts);
-	lava_qemu_template_options(x, kvm, &fixed);
-	lava_qemu_context_options(x, kvm, true, &opts);
+	qemu_lava_template_options(&ql, &fixed);
+	qemu_lava_context_options(&ql, true, &opts);
 	strbuf_addf(&sb,
 		    "# device.yaml: a qemu device dictionary for lava-run (tapboot "
 		    "lava-job " TAPBOOT_VERSION ")\n"

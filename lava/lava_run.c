@@ -8,7 +8,7 @@
 #include "arch_config.h"
 #include "error.h"
 #include "lava_log.h"
-#include "lava_qemu.h"
+#include "qemu_lava.h"
 #include "lava_run.h"
 #include "protocol.h"
 #include "results.h"
@@ -112,6 +112,24 @@ static void add_result(struct lava_run *l, const struct json *msg)
 }
 
 /* One decoded record (v has dt, lvl and msg) into l. */
+/* What LAVA's "Boot command: " line says: the machine, QEMU's architecture and KVM (qemu/ reads
+ * QEMU's options), and the run's nonce from the kernel command line in it. */
+static void read_boot_command(const char *cmd, struct lava_run *l)
+{
+	const char *p = strstr(cmd, TAPBOOT_ARG_NONCE);
+	size_t n;
+
+	qemu_lava_read_boot_command(cmd, &l->machine, &l->qemu_arch, &l->kvm);
+	free(l->nonce);
+	l->nonce = NULL;
+	if (!p)
+		return;
+	p += strlen(TAPBOOT_ARG_NONCE);
+	n = strcspn(p, " \"");
+	if (n)
+		l->nonce = xstrndup(p, n);
+}
+
 static void add_record(struct lava_run *l, const struct json *v)
 {
 	const char *lvl = json_get_str(v, "lvl");
@@ -126,7 +144,7 @@ static void add_record(struct lava_run *l, const struct json *v)
 		free(l->version);
 		l->version = xstrdup(msg_s + 39);
 	} else if (msg_s && !strncmp(msg_s, "Boot command: ", 14)) {
-		lava_qemu_read_boot_command(msg_s + 14, l);
+		read_boot_command(msg_s + 14, l);
 	} else if (msg_s && !strncmp(msg_s, "downloading ", 12) && !l->kernel_url) {
 		l->kernel_url = xstrdup(msg_s + 12); /* the first image: the kernel */
 	}
