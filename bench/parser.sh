@@ -19,7 +19,7 @@ $cc -std=gnu11 -O2 -o "$out/parser_gen" "$src/bench/parser_gen.c"
 $cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$src/lib" -I"$src/results" -o "$out/parser_bench" \
 	"$src/bench/parser_bench.c" "$src/results/tap_parser.c" "$src/results/results.c" \
 	"$src/lib/json_read.c" "$src/lib/json.c" "$src/lib/fs.c" "$src/lib/strlist.c" "$src/lib/error.c" \
-	"$src/lib/strbuf.c" "$src/lib/verdict.c" "$src/lib/line_tag.c"
+	"$src/lib/strbuf.c" "$src/lib/verdict.c" "$src/lib/line_tag.c" "$src/lib/base64.c"
 log=$out/console-${mb}M.log
 [ -s "$log" ] || "$out/parser_gen" "$mb" >"$log"
 "$out/parser_bench" "$log" 3
