@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "error.h"
 #include "paths.h"
+#include "proc.h"
 #include "strbuf.h"
 
 static const char kernel_usage[] =
@@ -92,7 +93,7 @@ char *cli_kernel_fetch(const char *arch, const char *release, int *status)
 		return NULL;
 	}
 	fflush(stdout);
-	pid = fork();
+	pid = proc_fork();
 	if (pid < 0) {
 		error_errno("cannot fork");
 		close(pfd[0]);

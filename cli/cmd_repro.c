@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "commands_repro.h"
 #include "error.h"
+#include "proc.h"
 #include "repro.h"
 #include "strbuf.h"
 
@@ -322,7 +323,7 @@ static int run_attempt(char *const *argv)
 
 	fflush(stdout);
 	fflush(stderr);
-	pid = fork();
+	pid = proc_fork();
 	if (pid < 0)
 		return error_errno("cannot fork");
 	if (pid == 0) {
