@@ -715,6 +715,10 @@ qv=$(qemu-system-x86_64 --version 2>/dev/null | head -1)
 } >"$W/results.md"
 cat "$W/results.md"
 mkdir -p "$(dirname "$RESULTS")"
+# the section of measurements made by hand (moved from the README) is kept as it is
+if [ -f "$RESULTS" ] && grep -q '^## Measured by hand' "$RESULTS"; then
+	{ echo; sed -n '/^## Measured by hand/,$p' "$RESULTS"; } >>"$W/results.md"
+fi
 cp "$W/results.md" "$RESULTS"
 echo "bench: written to $RESULTS (log of the commands: kept only on failure)" >&2
 if grep -q '| n/a (' "$W/results.md"; then

@@ -12,6 +12,7 @@
 #include "arch_config.h"
 #include "cache.h"
 #include "error.h"
+#include "proc.h"
 #include "paths.h"
 
 bool kernel_debian_is_spec(const char *spec)
@@ -101,7 +102,7 @@ static int run_script(const char *script, const char *arch, const char *release,
 	if (pipe(pfd))
 		return error_errno("cannot create a pipe");
 	fflush(stdout);
-	pid = fork();
+	pid = proc_fork();
 	if (pid < 0) {
 		error_errno("cannot fork");
 		close(pfd[0]);

@@ -156,12 +156,15 @@ static void collect(const char *dir, time_t now, struct cache_entry **v, size_t 
 }
 
 /* A stat-cache entry (top/name, named PREFIX-...) whose file is gone or has changed is dead
- * weight. */
-static void prune_stat_entry(const char *top, const char *name, const char *prefix)
+ * weight: every results directory's image gets one (reproduce.sh's hash), which goes with the
+ * directory. So is a copy under another name than the one its key gives, such as the
+ * temporary of a stat_cache_put killed before its rename (NAME.PID), once it is an hour old. */
+static void prune_stat_entry(const char *top, const char *name, const char *prefix, time_t now)
 {
 	char *path = xasprintf("%s/%s", top, name);
 	char line[4096], file[4096], *key = NULL, *cpath = NULL;
 	FILE *fp = fopen(path, "r");
+	struct stat st;
 	bool dead = true;
 
 	if (!fp)
@@ -179,7 +182,9 @@ static void prune_stat_entry(const char *top, const char *name, const char *pref
 				fields++;
 		file[len] = '\0';
 		if (fields == 5 && stat_cache_names(top, prefix, file, &cpath, &key) == 0)
-			dead = strcmp(key, line) != 0;
+			dead = strcmp(key, line) != 0 ||
+			       (strcmp(cpath, path) != 0 &&
+				(fstat(fileno(fp), &st) < 0 || now - st.st_mtime > 3600));
 	}
 	fclose(fp);
 	if (dead)
@@ -188,6 +193,29 @@ out:
 	free(cpath);
 	free(key);
 	free(path);
+}
+
+/* Every stat-cache entry of top checked (one read, realpath and stat each, no scan of the
+ * segments or snapshots), at every upkeep, due or not. */
+static void prune_stat_cache(const char *top, time_t now)
+{
+	static const char *const prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION,
+					       STAT_CACHE_SNAPSHOT_OK, STAT_CACHE_APPLETS};
+	DIR *d = opendir(top);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
+			size_t k = strlen(prefixes[i]);
+
+			if (!strncmp(de->d_name, prefixes[i], k) && de->d_name[k] == '-') {
+				prune_stat_entry(top, de->d_name, prefixes[i], now);
+				break;
+			}
+		}
+	closedir(d);
 }
 
 /* What the caches may hold, in MiB: $TAPBOOT_CACHE_MB, default 2048. */
@@ -270,14 +298,11 @@ static void prune_snapshots(const char *top, time_t now)
 void cache_prune(void)
 {
 	static const char *const dirs[] = {"segments", "vmlinux"};
-	static const char *const stat_prefixes[] = {STAT_CACHE_SHA256, STAT_CACHE_QEMU_VERSION,
-						    STAT_CACHE_SNAPSHOT_OK, STAT_CACHE_APPLETS};
 	char *top = cache_path();
 	struct cache_entry *v = NULL;
 	size_t n = 0, alloc = 0;
 	unsigned long long total = 0, cap = cache_cap_bytes();
 	time_t now = time(NULL);
-	DIR *d;
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char *dir = xasprintf("%s/%s", top, dirs[i]);
@@ -288,29 +313,16 @@ void cache_prune(void)
 	/* least recently used first; what was used in the last day stays (a run still going,
 	 * or one started at the same time, may be about to read it) */
 	prune_snapshots(top, now);
-	qsort(v, n, sizeof(*v), by_mtime);
+	if (n) /* qsort's base may not be NULL, even for no element (UBSan) */
+		qsort(v, n, sizeof(*v), by_mtime);
 	for (size_t i = 0; i < n && total > cap && now - v[i].mtime > 86400; i++)
 		if (!unlink(v[i].path))
 			total -= (unsigned long long)v[i].size;
 	for (size_t i = 0; i < n; i++)
 		free(v[i].path);
 	free(v);
-	d = opendir(top);
-	if (d) {
-		struct dirent *de;
-
-		while ((de = readdir(d)))
-			for (size_t i = 0; i < ARRAY_SIZE(stat_prefixes); i++) {
-				size_t k = strlen(stat_prefixes[i]);
-
-				if (!strncmp(de->d_name, stat_prefixes[i], k) &&
-				    de->d_name[k] == '-') {
-					prune_stat_entry(top, de->d_name, stat_prefixes[i]);
-					break;
-				}
-			}
-		closedir(d);
-	}
+	/* after the snapshots: the entries of those just removed go too */
+	prune_stat_cache(top, now);
 	free(top);
 }
 
@@ -330,6 +342,10 @@ void cache_upkeep(void)
 			close(fd);
 		}
 		cache_prune();
+	} else {
+		/* the entries of results directories removed since the last run go at once, not
+		 * at the next upkeep due: every results directory a make check makes has one */
+		prune_stat_cache(top, time(NULL));
 	}
 	free(stamp);
 	free(top);

@@ -22,13 +22,15 @@ bool stat_cache_get(const char *prefix, const char *file, char *out, size_t n);
 void stat_cache_put(const char *prefix, const char *file, const char *value);
 /* Cache upkeep, after every run and build: the segment, vmlinux and snapshot caches are cut, least
  * recently used first, to $TAPBOOT_CACHE_MB (default 2048) MiB, never removing what was used in
- * the last day; stat-cache entries whose file is gone or changed and temporary files older
- * than an hour go. Entries are marked used by their mtime. */
+ * the last day; stat-cache entries whose file is gone or changed (or whose name is not their
+ * key's: a killed writer's temporary, after an hour) and temporary files older than an hour
+ * go. Entries are marked used by their mtime. */
 void cache_prune(void);
 /* cache_prune() when it is due: at most once in CACHE_UPKEEP_S seconds (a stamp file's time),
  * or every time when $TAPBOOT_CACHE_MB or $TAPBOOT_SNAPSHOTS is set (someone sizing the cache
  * sees the effect at once). Scanning segments/ and snapshots/ after every run cost a warm
- * snapshot run 50-65 ms of its 0.35-0.45 s here. */
+ * snapshot run 50-65 ms of its 0.35-0.45 s here. When it is not due, the stat-cache entries
+ * alone are checked (one read, realpath and stat each). */
 #define CACHE_UPKEEP_S 300
 void cache_upkeep(void);
 #endif

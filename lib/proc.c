@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "error.h"
@@ -16,7 +18,7 @@ int proc_capture(const char *const *argv, struct strbuf *out, bool quiet_stderr)
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return error_errno("cannot create a pipe");
-	pid = fork();
+	pid = proc_fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
@@ -48,4 +50,14 @@ int proc_capture(const char *const *argv, struct strbuf *out, bool quiet_stderr)
 		if (errno != EINTR)
 			return error_errno("cannot wait for '%s'", argv[0]);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+pid_t proc_fork(void)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+		_exit(127);
+	return pid;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "proc.h"
 #include "machine_line.h"
 #include "strbuf.h"
 
@@ -268,7 +269,7 @@ static int run_attempt(char *const *argv)
 
 	fflush(stdout);
 	fflush(stderr);
-	pid = fork();
+	pid = proc_fork();
 	if (pid < 0)
 		return error_errno("cannot fork");
 	if (pid == 0) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "proc.h"
 
 double now_s(void)
 {
@@ -155,7 +156,7 @@ int qemu_spawn(struct qemu_proc *p, const struct strlist *argv, const char *inst
 		goto out_close;
 	}
 	env = qemu_environ();
-	p->pid = fork();
+	p->pid = proc_fork();
 	if (p->pid < 0) {
 		error_errno("cannot fork");
 		goto out_close;

@@ -8,6 +8,8 @@
 
 #include "cache.h"
 #include "error.h"
+#include "proc.h"
+#include "strbuf.h"
 
 /* The binary a command name runs (PATH search, as execvp does); NULL when none. */
 static char *path_lookup(const char *name)
@@ -30,22 +32,22 @@ static char *path_lookup(const char *name)
 
 void qemu_version(const char *qemu, char *out, size_t n)
 {
-	char *bin = path_lookup(qemu), *vcmd;
-	FILE *fp;
+	char *bin = path_lookup(qemu);
+	const char *argv[] = { NULL, "--version", NULL };
+	struct strbuf sb = STRBUF_INIT;
 
 	if (bin && stat_cache_get(STAT_CACHE_QEMU_VERSION, bin, out, n))
 		goto out;
 	snprintf(out, n, "unknown");
-	vcmd = xasprintf("%s --version 2>/dev/null", bin ? bin : qemu);
-	fp = popen(vcmd, "r");
-	free(vcmd);
-	if (!fp)
+	if (!bin)
 		goto out;
-	if (!fgets(out, (int)n, fp))
-		snprintf(out, n, "unknown");
-	out[strcspn(out, "\n")] = '\0';
-	if (pclose(fp) == 0 && bin && strcmp(out, "unknown"))
+	/* proc_capture forks with proc_fork: even this 20 ms child dies with tapboot */
+	argv[0] = bin;
+	if (proc_capture(argv, &sb, true) == 0 && sb.len) {
+		snprintf(out, n, "%.*s", (int)strcspn(sb.buf, "\n"), sb.buf);
 		stat_cache_put(STAT_CACHE_QEMU_VERSION, bin, out);
+	}
 out:
+	strbuf_release(&sb);
 	free(bin);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ static struct {
 	const char *name;
 	bool cur_failed;
 	bool in_test;
+	char skip_reason[512];
 	char tmpdir[256];
 	char *paths[256];
 	int npaths;
@@ -26,6 +28,32 @@ void test_begin(const char *name)
 	h.name = name;
 	h.cur_failed = false;
 	h.in_test = true;
+	h.skip_reason[0] = '\0';
+}
+
+void test_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h.skip_reason, sizeof(h.skip_reason), fmt, ap);
+	va_end(ap);
+}
+
+char *test_shared_dir(void)
+{
+	const char *env = getenv("TAPBOOT_SHARED");
+	char *dir;
+
+	if (env && *env)
+		return strdup(env);
+#ifdef TAPBOOT_SRCDIR
+	if (asprintf(&dir, "%s/../shared", TAPBOOT_SRCDIR) < 0)
+		exit(1);
+#else
+	dir = strdup("../shared");
+#endif
+	return dir;
 }
 
 void test_end(void)
@@ -37,6 +65,8 @@ void test_end(void)
 	/* a '#' in a description would start a directive (TAP 14 escaping) */
 	for (const char *c = h.name; *c; c++)
 		printf("%s%c", *c == '#' || *c == '\\' ? "\\" : "", *c);
+	if (h.skip_reason[0] && !h.cur_failed)
+		printf(" # SKIP %s", h.skip_reason);
 	putchar('\n');
 	fflush(stdout);
 	h.in_test = false;

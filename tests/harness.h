@@ -35,6 +35,14 @@ bool check_str_impl(const char *file, int line, const char *a, const char *b, co
 		    const char *eb);
 bool check_mem_impl(const char *file, int line, const void *a, const void *b, size_t n,
 		    const char *ea, const char *eb);
+/* Mark the current test (between test_begin and test_end) skipped: test_end prints
+ * "ok N - name # SKIP reason" (a printf format); the test then returns without checking. */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where other projects' data lives (KCIDB's schema, lkp's dmesg pairs): $TAPBOOT_SHARED, else
+ * TAPBOOT_SRCDIR/../shared. A test needing it skips, naming the path and TAPBOOT_SHARED, when it
+ * is absent (.ci/run fails on such a skip); caller frees. */
+char *test_shared_dir(void);
+
 /* Print the plan; return 0 when everything passed, 1 otherwise. */
 int test_done(void);
 

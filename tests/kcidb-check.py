@@ -2,7 +2,8 @@
 """kcidb-check.py: validates kcidb.json files against KCIDB's v5.3 JSON schema, with formats checked.
 
 Usage: tests/kcidb-check.py [--schema FILE] [--distinct] FILE|DIR...
-A DIR means DIR/kcidb.json. The schema is read at run time from ../shared/kcidb (never copied).
+A DIR means DIR/kcidb.json. The schema is KCIDB's, read at run time (never copied) from
+$TAPBOOT_SHARED/kcidb, by default ../shared/kcidb beside the source tree.
 Beyond the schema: every id is unique within its file, a test's build_id and a build's
 checkout_id name objects of the same file, and with --distinct no id appears in two files
 (two runs' ids never collide). Exit 0 when all hold, 1 with one message per problem, 2 on
@@ -20,7 +21,8 @@ import sys
 import jsonschema
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SCHEMA = os.path.join(TOP, "..", "shared", "kcidb", "kcidb-io.schema.v5.3.json")
+SHARED = os.environ.get("TAPBOOT_SHARED") or os.path.join(TOP, "..", "shared")
+DEFAULT_SCHEMA = os.path.join(SHARED, "kcidb", "kcidb-io.schema.v5.3.json")
 
 # RFC 3339 section 5.6 date-time: full-date "T" full-time, the offset required.
 DATE_TIME = re.compile(
@@ -112,7 +114,9 @@ def main(argv):
         with open(schema_path, encoding="utf-8") as f:
             schema = json.load(f)
     except (OSError, ValueError) as e:
-        print("kcidb-check: cannot read the schema '%s': %s" % (schema_path, e), file=sys.stderr)
+        print("kcidb-check: cannot read the schema '%s': %s%s" % (
+            schema_path, e, " (set TAPBOOT_SHARED)" if schema_path == DEFAULT_SCHEMA else ""),
+            file=sys.stderr)
         return 2
     # kcidb-io validates with Draft 7 (kcidb_io/schema/abstract.py)
     validator = jsonschema.Draft7Validator(schema, format_checker=format_checker())
