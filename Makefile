@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # tapboot: plain GNU make, no configure step. `make help` lists targets and variables.
 
 O ?= build

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # init.sh [ARCH] [N]: the guest init's per-test overhead (fork, exec, wait, output capture,
 # clean-up sweep, kernel-health checks, console lines) against a busybox shell loop running the
 # same empty test N times, both timed with CLOCK_MONOTONIC inside the guest (TCG), in

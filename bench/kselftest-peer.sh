@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kselftest-peer.sh TREE DIR [run_kselftest.sh ARGS...]: writes DIR/peer.cpio, the peer the
 # kselftest comparisons boot: busybox-static, the install TREE at /kselftest, and an init that
 # makes the mounts tapboot's init makes (init/setup.c), so both see the same system, then runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # minimal-boot.sh ARCH minimal|naive|zimage|onecpu [RELEASE]: the boot baselines for bench/run.sh,
 # hand-written QEMU command lines booting Debian's kernel (from RELEASE, as
 # scripts/fetch-kernel.sh takes it) with one trivial TAP line and powering off.

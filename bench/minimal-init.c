@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* minimal-init.c: the boot baseline's init (bench/minimal-boot.sh): the least a static init
  * can do to report one test, mount devtmpfs for a console, print one TAP line, power off.
  * Built statically for each architecture; no tapboot code. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # parser.sh: the parser benchmark. 1) tap_parser's throughput on a synthetic console log of
 # MEGABYTES (default 100) in tapboot's protocol with kernel lines between and inside test lines
 # (bench/parser_gen.c, bench/parser_bench.c, one core, CPU time). 2) side by side with

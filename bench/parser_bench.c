@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* parser_bench.c: feeds a console log to tap_parser in 64 KiB chunks (as the console reader
  * does) from memory and prints the throughput, best of REPEAT runs, with the default per-test
  * logs in memory and without them (tap_parser_set_log_cap 0); the file is read first so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* parser_gen.c: writes a synthetic console log for the parser benchmark: the tapboot protocol
  * (begin, run markers, results with YAML blocks, nested TAP from the tests) with kernel lines
  * (printk timestamps and caller ids) between lines and, every 50th time, in the middle of a test

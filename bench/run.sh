@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh: `make bench`: every performance claim of issues 3-7 measured side by side against its
 # peer in one run on this machine, printed as one table and written to bench/results.md.
 #

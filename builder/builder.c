@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* builder.c: builder_build(): inputs -> image model -> cpio segments (cached) -> the output. */
 #include "builder.h"
 #include "pack.h"

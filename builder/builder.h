@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* builder.h: inputs (tests, directories, gen_init_cpio lists, tapboot manifests) -> newc cpio.
  *
  * Image layout: /init (the static init), /tapboot/plan (lib/plan.h), tests under /tests/: a lone

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* busybox.c: which busybox goes into the image, and the applets linked to it. */
 #include "pack.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cpio_writer.c: image entries -> newc cpio through libarchive; the builder's only file that
  * includes <archive.h> (qemu/kernel_image.c is the other: it reads compressed kernels). Every
  * call is checked, archive_write_close() comes before archive_write_free()

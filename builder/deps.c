@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* deps.c: what the tests need besides themselves: their interpreters and shared libraries,
  * found in the target's sysroot the way ld.so finds them. */
 #include "pack.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elfinfo.c: ELF machine, interpreter and dynamic dependencies through libelf. */
 #include "elfinfo.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* elfinfo.h: what the builder needs from an ELF file (machine, class, interpreter, DT_NEEDED,
  * RPATH/RUNPATH), read with libelf. Private to builder/. */
 #ifndef TAPBOOT_BUILDER_ELFINFO_H

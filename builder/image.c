@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* image.c: the image model: path rules, entries, duplicate checks, sorting, segment keys. */
 #include "image.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* image.h: the builder's private model of an image: entries (path, type, mode, owner, content) in
  * segments, filled by the input parsers (inputs.c) and written by cpio_writer.c. Private to
  * builder/. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* inputs.c: classify builder inputs and parse them (directories, gen_init_cpio lists, tapboot
  * manifests) into image entries and plan tests. Writing is cpio_writer.c's job. */
 #include "inputs.h"

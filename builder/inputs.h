@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* inputs.h: the builder's input parsers (executables, directories, gen_init_cpio lists, tapboot
  * manifests) filling an image and a plan. Private to builder/. */
 #ifndef TAPBOOT_BUILDER_INPUTS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* key_segment.c: appends the run's secret to a built image as one more small newc archive
  * (/tapboot/key, mode 0400), per run: the cached segments and `tapboot build`'s images never
  * hold a secret. Written by hand, not with libarchive: one file entry and the trailer. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kselftest.c: a kselftest install tree -> a tapboot manifest (selection, settings, disruptive
  * list, config fragments); see kselftest.h. */
 #include <errno.h>

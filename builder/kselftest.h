@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kselftest.h: a kernel kselftest install tree -> a tapboot manifest (docs/DESIGN.md), selected
  * and named as tools/testing/selftests/run_kselftest.sh would, with its per-collection timeouts,
  * tapboot's list of disruptive tests flagged and collections whose config fragment the kernel

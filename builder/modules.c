@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* modules.c: kernel modules in the image: the requested ones with their dependencies
  * (modules.dep), in load order, or the whole tree. */
 #include "pack.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack.h: what builder_build adds to an image besides its inputs (builder/ only): the tests'
  * shared libraries and the sysroot they come from (deps.c), busybox and its applets
  * (busybox.c), kernel modules (modules.c), and the helpers those share. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_build.c: tapboot build: the image `tapboot run` would boot, written to a file. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_compare.c: tapboot compare OLD NEW: what changed between two runs, for pre-merge gates.
  *
  * Tests are matched by name (subtests as "parent :: sub", to any depth; a name that occurs

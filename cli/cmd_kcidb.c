@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_kcidb.c: tapboot kcidb-submit: its options and usage; kcidb/ submits (kcidb/
  * kcidb_submit.c). */
 #include <getopt.h>

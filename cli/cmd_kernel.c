@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_kernel.c: tapboot kernel fetch|list: the usage and options; Debian's packaged kernels
  * are kernel/debian.c's. */
 #include <getopt.h>

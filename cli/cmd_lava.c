@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_lava.c: tapboot lava-job: its options and usage; run/ prepares the run without booting
  * it and lava/ writes the job (lava/lava_job.c). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_lava_results.c: tapboot lava-results LOG: its options and usage; lava/ turns the log into
  * a results directory (lava/lava_results.c). */
 #include <getopt.h>

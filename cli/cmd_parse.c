@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_parse.c: tapboot parse: the run's parser on any console log or TAP/KTAP stream. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_repro.c: tapboot repro parse|match|run: options and usage; the report reader, the
  * matching and the reproduction are lkp/'s (repro.h, reproduce.h). */
 #include <getopt.h>

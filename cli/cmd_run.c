@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_run.c: tapboot run: the usage, the option table, the matrix of kernels; one run of one
  * kernel is run/'s (prepare, boot, finish). */
 #include <errno.h>

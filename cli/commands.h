@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* commands.h: the subcommands of tapboot and what they share. */
 #ifndef TAPBOOT_COMMANDS_H
 #define TAPBOOT_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* commands_lava.h: handing runs to other systems: KernelCI's KCIDB (cli/cmd_kcidb.c, the
  * submitter in kcidb/) and LAVA (cli/cmd_lava.c, cli/cmd_lava_results.c, the job writer and log
  * reader in lava/). argv[0] is the command name; the return value is the exit status

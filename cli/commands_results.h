@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* commands_results.h: tapboot parse and tapboot compare (cli/cmd_parse.c, cli/cmd_compare.c).
  * argv[0] is the command name; the return value is the exit status (error.h). */
 #ifndef TAPBOOT_COMMANDS_RESULTS_H

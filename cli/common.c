@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* common.c: what the commands share: option values, the initramfs and skip policy options,
  * the end of every option switch. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tapboot.c: main(): dispatch to the subcommands; the only place the process decides to end. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_arch_config.c: libFuzzer harness for qemu/arch_config.c arch_config_parse
  * (configs/<arch>.conf). */
 #include <stdint.h>

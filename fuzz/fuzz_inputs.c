@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_inputs.c: libFuzzer harness for builder/inputs.c: gen_init_cpio lists and tapboot
  * manifests. The first byte picks the parser (even: list, odd: manifest). Host paths in the
  * input are only stat()ed, never written; inputs with "tree" are skipped (see below). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_json.c: libFuzzer harness for lib/json_read.c (tapboot compare's reader). */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_kselftest_settings.c: libFuzzer harness for builder/kselftest.c
  * kselftest_parse_settings (a collection's settings file, parsed instead of eval'd). */
 #include <stdbool.h>

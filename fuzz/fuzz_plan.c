@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_plan.c: libFuzzer harness for lib/plan.c plan_parse. A plan that parses must survive
  * plan_write and parse back to the same bytes (the builder writes, the init reads). */
 #include <stdint.h>

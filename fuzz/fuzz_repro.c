@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_repro.c: libFuzzer harness for results/crash_sig.c, crash_id.c and lkp/'s report reader: a
  * report read from a file (mail, MIME, base64, quoted-printable, xz, job-script) and a console
  * matched. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_sequencing.c: libFuzzer harness for the host's sequencing of a tapboot console
  * (qemu/tap_parser.c in TAP_PARSE_TAPBOOT mode with a key). The input drives a generator: a
  * run of 1-6 tests whose real verdicts come from the input, written as the init writes them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_tap_parser.c: libFuzzer harness for results/tap_parser.c and the report writers.
  * The first byte picks a chunk size (low 6 bits), whether a nonce is expected (0x40) and a cut
  * reason (0x80); the rest is the console.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh: builds the libFuzzer harnesses (clang -fsanitize=fuzzer,address,undefined) and runs
 # each for SECONDS (default 10) on a corpus seeded from tests/fixtures, configs/ and fuzz/seeds.
 # Crashes are saved under $OUT/fuzz/artifacts/<harness>/ and make the script fail; copy such a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* handoff.c: snapshot boot's ready point. The init has done its set-up; it says so on the
  * console and waits for the host's line of per-VM parameters (protocol.h). The host may save the
  * VM while it waits and start any number of VMs from that state, so everything that must differ

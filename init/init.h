@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* init.h: the guest init's parts (set-up, options, output filter, one test's run, kernel health,
  * report) and the context they share. Internal to init/; names start with init_ so they cannot
  * clash with the host tool's when the unit tests link both. */

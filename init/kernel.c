@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernel.c: kernel health around one test: new taint bits and new /dev/kmsg records. */
 #include "init.h"
 

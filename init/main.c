@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* main.c: tapboot's guest init. As PID 1: set up, run the plan, power off. Otherwise (host
  * mode, for the unit tests): the same run from a plan file, printed on stdout. */
 #include "init.h"

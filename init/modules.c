@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* modules.c: load the plan's kernel modules, dependencies first, as modprobe would. */
 #include "init.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* options.c: the init's kernel command-line parameters and the test selection they make. */
 #include "init.h"
 

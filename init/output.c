@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* output.c: a test's output on its way to the console: lines, UTF-8, nesting, cap, reasons. */
 #include "init.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c: from a test's exit status, output and kernel health to its TAP verdict line. */
 #include "init.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* run.c: run one test to its end: own session, captured output, timeout, clean-up, reaping. */
 #include "init.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* run_plan.c: the whole console stream: begin marker, TAP header, every test, end marker. */
 #include "init.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* setup.c: PID 1's set-up (file systems, console) and its only way out (power off). */
 #include "init.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tests_image.c: snapshot boot's tests image. The host puts the tests (everything under /tests/)
  * into a second newc archive in an ivshmem device's shared memory, which a saved state leaves
  * out: a VM restored from the snapshot reads the run's own tests, so a changed test keeps the

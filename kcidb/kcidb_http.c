@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kcidb_http.c: the submitter's HTTP client: one POST to KCIDB's REST endpoint over plain
  * HTTP/1.1 (Connection: close, so the answer ends where the connection does). */
 #include <errno.h>

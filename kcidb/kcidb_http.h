@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kcidb_http.h: the submitter's HTTP client: one POST of a JSON body to KCIDB's REST endpoint
  * (URL/submit, a bearer token) over plain HTTP/1.1, and whether a retry could help. */
 #ifndef TAPBOOT_KCIDB_HTTP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kcidb_submit.c: tapboot kcidb-submit's submitter: POST kcidb.json files to KCIDB's REST
  * endpoint (kcidb-ng's `POST /submit` with a bearer token), retrying what a retry can fix. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kcidb_submit.h: tapboot kcidb-submit's submitter: kcidb.json files POSTed to KCIDB's REST
  * endpoint (kcidb_http.h), retrying what a retry can fix, and the exit status they make. */
 #ifndef TAPBOOT_KCIDB_SUBMIT_H

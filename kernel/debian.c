@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* debian.c: Debian's packaged kernels: the debian:ARCH[:RELEASE] spec, fetching with
  * scripts/fetch-kernel.sh into the cache, and listing what the cache holds. */
 #include "debian.h"

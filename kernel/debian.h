@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* debian.h: Debian's packaged kernels: the debian:ARCH[:RELEASE] spelling of --kernel, fetching
  * one into the cache (scripts/fetch-kernel.sh), and the list of the cached ones. */
 #ifndef TAPBOOT_KERNEL_DEBIAN_H

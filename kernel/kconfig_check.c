@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kconfig_check.c: the kernel options tapboot needs, checked in the kernel's config before a
  * boot, and a guess at the missing one when a kernel died before tapboot's init.
  * A minimal kernel (tinyconfig) lacking one of them otherwise boots to a silent hang or to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kconfig_check.h: the kernel options tapboot's init and a run need, checked in the kernel's
  * config before anything boots; and, for a guest that died before the init, its last kernel
  * lines and the option most likely missing. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernel_image.c: kernel image headers, and host-side decompression for PVH boots.
  * Formats: Documentation/arch/x86/boot.rst (bzImage), arm64/booting.rst, arm's zImage magic,
  * riscv's boot-image-header.rst, s390's entry-point table (arch/s390/boot/head.S), and ELF for

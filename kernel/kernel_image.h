@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kernel_image.h: what a kernel image is (format, architecture) and how to boot it fastest. */
 #ifndef TAPBOOT_KERNEL_IMAGE_H
 #define TAPBOOT_KERNEL_IMAGE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernel_spec.c: resolving a --kernel: O=DIR, debian:ARCH[:RELEASE] or a path. */
 #include "kernel_spec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kernel_spec.h: what a --kernel names (an image or build directory, make's O=DIR, Debian's
  * debian:ARCH[:RELEASE]), resolved to the path to boot and the architecture it implies. */
 #ifndef TAPBOOT_KERNEL_SPEC_H

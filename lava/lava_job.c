@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lava_job.c: tapboot lava-job's writer: the run `tapboot run` would do, written as a LAVA job
  * (a monitors test on LAVA's stock qemu device type) plus a device and dispatcher file for
  * lava-run.

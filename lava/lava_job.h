@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lava_job.h: tapboot lava-job's writer: what run/ exported for one VM (run.h's struct
  * run_export), written as a LAVA job on LAVA's stock qemu device type, with a device and a
  * dispatcher file for running it locally with lava-run. */

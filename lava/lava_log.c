@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lava_log.c: a decoder for the YAML flow mappings of a LAVA job log (one per line), limited to
  * what PyYAML's dump writes there: double-quoted and plain scalars, single-quoted scalars,
  * nested flow mappings and sequences, non-specific tags. */

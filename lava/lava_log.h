@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lava_log.h: LAVA job logs, one YAML flow mapping per line ({"dt": ..., "lvl": ..., "msg": ...}),
  * as lava-run writes to stderr and `lavacli jobs logs --raw` / the REST logs endpoint return
  * (there each line starts "- "). Not JSON: PyYAML's double-quoted escapes (\xE9, \u2028, \N,

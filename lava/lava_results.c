@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lava_results.c: tapboot lava-results: a LAVA job log back into a tapboot results directory.
  * tapboot's own parser judges the console LAVA recorded (nonce, end marker, crash attribution,
  * missing tests); LAVA's monitor verdicts are cross-checked against it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lava_run.c: the LAVA log model: one job's log read into a struct lava_run (the console LAVA
  * recorded, the boot command, the job's result and the monitor's verdicts). */
 #include <stdio.h>

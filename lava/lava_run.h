@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lava_run.h: the LAVA log model: what one LAVA job's log says (its console, lava-dispatcher's
  * version, the boot command's nonce, machine and accelerator, the job's result, the monitor's
  * verdicts), read from a log file (lava_log.h decodes its lines). */

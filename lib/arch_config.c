@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* arch_config.c: loader of configs/<arch>.conf and the lookups over them; adding an
  * architecture is adding a file. */
 #include "arch_config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* arch_config.h: one architecture's configs/<arch>.conf (plain key = value data), and the
  * lookups over all of them: the tree's one architecture table (builder, qemu and run read it). */
 #ifndef TAPBOOT_ARCH_CONFIG_H

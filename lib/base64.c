@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* base64.c: one base64 digit's value (RFC 4648, section 4 and 5 alphabets). */
 #include "base64.h"
 

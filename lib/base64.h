@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* base64.h: the value of one base64 digit (RFC 4648), shared by the line tags (base64url) and
  * repro's decoder of mails' attachments (the standard alphabet). */
 #ifndef TAPBOOT_BASE64_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cache.c: tapboot's cache directory ($XDG_CACHE_HOME/tapboot): where it is, the stat-keyed
  * value cache, and its upkeep. */
 #include "cache.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cache.h: tapboot's cache directory and what lives in it: the stat-keyed value cache (a
  * file's sha256, QEMU's version) and the upkeep that keeps the caches bounded. The builder's
  * segment cache and the unpacked-kernel cache live in its subdirectories. */

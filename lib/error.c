@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* error.c: messages in one shape ("prog: problem 'subject': errno text") and dying allocators. */
 #include "error.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* error.h: error reporting and allocation wrappers shared by the host tool and the guest init. */
 #ifndef TAPBOOT_ERROR_H
 #define TAPBOOT_ERROR_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* filehash.c: a file's sha256 (nettle), stat-cached. */
 #include "filehash.h"
 

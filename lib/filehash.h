@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* filehash.h: a file's sha256, computed once while the file is unchanged (the stat cache). */
 #ifndef TAPBOOT_FILEHASH_H
 #define TAPBOOT_FILEHASH_H

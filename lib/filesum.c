@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* filesum.c: four 64-bit lanes, multiply and rotate: a 70 MB file is read and summed in a few
  * tens of milliseconds. The sparse form walks the file's data extents (SEEK_DATA/SEEK_HOLE)
  * in 4 KiB blocks and leaves the all-zero ones out, so a hole and a written zero block are the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* filesum.h: checksums that find a truncated or damaged cache file (not cryptographic: whoever
  * can write the cache can run anything as the user anyway), and the sparse copy of snapshot
  * boot's guest RAM. */

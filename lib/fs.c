@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fs.c: mkdir -p, an empty directory, reading a whole file, writing or copying one atomically. */
 #include "fs.h"
 

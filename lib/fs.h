@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fs.h: file-system helpers the host tool's parts share. */
 #ifndef TAPBOOT_FS_H
 #define TAPBOOT_FS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* json.c: the JSON string escaper (one for files, one for strbufs) and UTF-8 decoding. */
 #include "json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* json.h: the JSON writer every part shares: string literals with invalid UTF-8 replaced by
  * U+FFFD and control characters escaped (so any byte string becomes valid JSON), seconds. */
 #ifndef TAPBOOT_JSON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* json_read.c: recursive-descent JSON reader (json_read.h). */
 #include "json_read.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* json_read.h: a small JSON (RFC 8259) reader for tapboot compare: the whole document into a
  * tree. Strict: trailing commas, comments, bare words and control characters in strings are
  * errors; nesting deeper than JSON_MAX_DEPTH is an error (so hostile input cannot exhaust the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kconfig.c: reading a kernel .config or a config fragment into name/value pairs. */
 #include "kconfig.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kconfig.h: the one reader of a kernel's .config (and of config fragments, the same syntax),
  * and the CONFIG_RD_* option each initramfs compression needs. */
 #ifndef TAPBOOT_KCONFIG_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* line_tag.c: SipHash-2-4 tags on the init's console lines (line_tag.h). Written from the
  * SipHash paper's description; the unit test checks the paper's test vector. */
 #include "line_tag.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* line_tag.h: the keyed tag on the init's own console lines, so the host can tell them from
  * lines a test writes to /dev/console or /dev/kmsg (shared by the guest init and the host).
  *

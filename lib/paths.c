@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* paths.c: where the host tool finds its configs, inits, helper scripts and data (paths.h). */
 #include <limits.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* paths.h: where the host tool finds its own files (configs, inits, helper scripts, data). */
 #ifndef TAPBOOT_PATHS_H
 #define TAPBOOT_PATHS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* plan.c: writer and parser of the in-image test plan. */
 #include "plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* plan.h: the list of tests the builder writes into the image and the init reads (/tapboot/plan).
  *
  * Text, one field per line, "key value" with the value escaped (\\, \n, \t):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* proc.c: run a program and collect its standard output. */
 #include "proc.h"
 

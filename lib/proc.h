@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* proc.h: running a helper program (busybox --list-full, scripts/fetch-busybox.sh), and the
  * fork every child of tapboot is made with. */
 #ifndef TAPBOOT_PROC_H

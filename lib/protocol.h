@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* protocol.h: what the guest init and the host agree on (console markers, command line, plan path).
  *
  * The init prints TAP 13 on the console. Around it, marker lines the host reads:

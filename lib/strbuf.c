@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* strbuf.c: growable byte buffer. */
 #include "strbuf.h"
 

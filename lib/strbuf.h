@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* strbuf.h: a growable NUL-terminated byte buffer (git's strbuf, reduced). */
 #ifndef TAPBOOT_STRBUF_H
 #define TAPBOOT_STRBUF_H

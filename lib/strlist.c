@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* strlist.c: a growable list of owned strings. */
 #include "strlist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* strlist.h: a growable list of owned strings (arguments, names, globs), used all over the
  * host tool and the init. */
 #ifndef TAPBOOT_STRLIST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tap.c: TAP 13 emitter. */
 #include "tap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tap.h: the TAP 13 emitter shared by the guest init and the host's results.tap writer. */
 #ifndef TAPBOOT_TAP_H
 #define TAPBOOT_TAP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* text.c: trimmed lines and identifiers (text.h). */
 #include "text.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* text.h: reading configuration-like text (a .config, kselftest's settings and lists): lines
  * trimmed of blanks, one at a time without copies, and C identifiers. */
 #ifndef TAPBOOT_TEXT_H

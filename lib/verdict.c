@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* verdict.c: verdict names and kselftest exit-code mapping. */
 #include "verdict.h"
 

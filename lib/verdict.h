@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* verdict.h: the result of one test, as results.json, the init and the parser name it. */
 #ifndef TAPBOOT_VERDICT_H
 #define TAPBOOT_VERDICT_H

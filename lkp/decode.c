@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decode.c: the decoders of a report's mail: base64 and quoted-printable bodies, xz-compressed
  * consoles (dmesg.xz, kmsg.xz). */
 #include "repro.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* job_script.c: lkp's job-script read as shell words (never run), its job.yaml, and the
  * need_kconfig value they carry. */
 #include "report_parts.h"

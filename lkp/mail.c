@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* mail.c: a report's mail as people save it (mbox, MIME multipart, base64 and quoted-printable
  * parts) and the materials it carries or a directory holds, by their names. */
 #include "report_parts.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* match.c: a console matched against a report's signatures (reproduced, other, clean), and the
  * report's kernel command line without what lkp and tapboot set themselves. */
 #include "repro.h"

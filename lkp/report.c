@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c: a kernel test robot report read from a file or a directory of its materials, and
  * what is derived from its parts (kind, command line, architecture, the computed signatures). */
 #include "report_parts.h"

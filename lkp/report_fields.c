@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_fields.c: a report's lifetime (init, release) and the setters its readers share
  * (report.c, mail.c, job_script.c, report_text.c call them; they call none of those). */
 #include "report_parts.h"

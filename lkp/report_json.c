@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_json.c: the JSON document of tapboot repro parse, written with lib's JSON writer (any
  * byte string, a Latin-1 Subject too, becomes valid JSON). */
 #include "repro.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report_parts.h: what lkp/'s report reader files share (report.c, report_fields.c, mail.c,
  * job_script.c, report_text.c); nothing outside lkp/ includes it. */
 #ifndef TAPBOOT_LKP_REPORT_PARTS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_text.c: the fields of a report's text, as the robot writes them (its headline, commit,
  * tree, testcase, machine, the signature table, the dmesg excerpt), and a whole console given
  * as the report. */

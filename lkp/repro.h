@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* repro.h: a kernel test robot (0-day, lkp) report read from a mail (mbox, MIME, quoted-printable,
  * base64, dmesg.xz/kmsg.xz) or a directory of its materials, and matched against a console
  * (lkp/: report.c, report_fields.c, mail.c, decode.c, job_script.c, report_text.c,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* repro_config.c: the kernel's config against a report's: which sanitizers and debug options
  * the report had (its config, the job's need_kconfig, what its signatures imply) that the
  * kernel lacks, read with lib's one .config reader. */

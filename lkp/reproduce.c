@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reproduce.c: tapboot repro run: the report's test, machine and command line, the attempts
  * (each a `tapboot run` of this binary into its own results directory) and their verdicts. */
 #include "reproduce.h"

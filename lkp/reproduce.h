@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* reproduce.h: tapboot repro run: a kernel test robot report reproduced on the user's kernel,
  * attempt by attempt (each a `tapboot run` of this binary), with a yes or no. */
 #ifndef TAPBOOT_REPRODUCE_H

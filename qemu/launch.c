@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* launch.c: QEMU process supervision. The console is read through a pipe, never a pty or a
  * file in /tmp; QEMU runs in its own process group so a terminal's Ctrl-C reaches only us, and
  * we decide how QEMU stops (it exits cleanly on SIGTERM, which the README's exit status 130

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* launch.h: starts QEMU with the console on a pipe and supervises it (idle limit, deadline,
  * signals), handing console bytes to a callback as they arrive. */
 #ifndef TAPBOOT_LAUNCH_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* machine_line.c: a test machine's QEMU options written as one line of text. */
 #include "machine_line.h"
 

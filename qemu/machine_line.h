@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* machine_line.h: a test machine's QEMU options written as one line of text (lkp's reports and
  * job scripts: "qemu-system-x86_64 -enable-kvm -cpu SandyBridge -smp 2 -m 16G"). */
 #ifndef TAPBOOT_MACHINE_LINE_H

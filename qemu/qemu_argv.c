@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* qemu_argv.c: builds QEMU's command line in each mode a run uses, and the snapshot key from the
  * same words; nothing else in tapboot knows QEMU's options. */
 #include "qemu_argv.h"

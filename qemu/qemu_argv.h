@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* qemu_argv.h: the QEMU command line for one boot in each mode a run uses, and the snapshot key
  * from the same words (qemu/ is the only folder that knows QEMU's syntax: LAVA's device context
  * is qemu_lava.h, a report's machine line machine_line.h). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* qemu_lava.c: QEMU's command line in LAVA's device context, written and read back. */
 #include "qemu_lava.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* qemu_lava.h: QEMU's command line in LAVA's device context (tapboot lava-job writes it, tapboot
  * lava-results reads LAVA's "Boot command: " line back). */
 #ifndef TAPBOOT_QEMU_LAVA_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* qemu_version.c: which QEMU a binary is, asked once per binary. */
 #include "qemu_version.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* qemu_version.h: which QEMU a binary is (its --version line), asked once per binary. */
 #ifndef TAPBOOT_QEMU_VERSION_H
 #define TAPBOOT_QEMU_VERSION_H

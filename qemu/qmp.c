@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* qmp.c: a minimal QMP client for snapshot boot. QEMU answers one JSON object per line; the
  * answers we need are told apart by their first key ("return", "error", "event"), and the one
  * value we read ("status") by a string search in that line. */

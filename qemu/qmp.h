@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* qmp.h: the few QEMU Machine Protocol exchanges snapshot boot needs (pause and save a VM to a
  * file, wait for a VM started from one to load, resume), over a socket pair whose other end QEMU
  * inherits (launch.h's QEMU_SPAWN_QMP_FD): no socket path in /tmp, nothing to clean up. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* crash_id.c: the lkp ids of console lines (crash_id.h).
  *
  * The lkp rules (intel/lkp-tests lib/dmesg.rb, etc/oops-pattern): a line counts when it matches a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* crash_id.h: the lkp id rules for one console line, for results/crash_sig.c only (the scan
  * and the titles); crash_sig_line_id() in crash_sig.h is the public one. */
 #ifndef TAPBOOT_CRASH_ID_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* crash_sig.c: crash signatures of a kernel console: the scan that gathers its lkp ids (the ids
  * of each line are crash_id.c's), a syzkaller-style title, and the signature of a file. */
 #include "crash_sig.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* crash_sig.h: crash signatures of a kernel console: the ids the kernel test robot (lkp) puts in
  * its reports' tables, and a syzkaller-style title, from raw or decode_stacktrace.sh-decoded lines. */
 #ifndef TAPBOOT_CRASH_SIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report.h: result writers (results.json, results.tap, junit.xml, kcidb.json) and the summary.
  * Each writer writes FILE.tmp and renames it into place, so no half-written report is left. */
 #ifndef TAPBOOT_REPORT_H

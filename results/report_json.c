@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_json.c: results.json (schema in docs/DESIGN.md "results directory"); kcidb.json is
  * results/report_kcidb.c. */
 #include <ctype.h>

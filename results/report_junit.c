@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_junit.c: junit.xml as GitLab and Jenkins read it (Jenkins xunit-plugin's junit-10.xsd,
  * tests/fixtures/junit/): a <testsuite> per collection (the part of a test name before ':' or
  * '/', "selftests: " dropped; tests without one share a suite named after r->suite), a

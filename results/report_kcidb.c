@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_kcidb.c: kcidb.json, KernelCI's KCIDB I/O schema v5.3 (kernelci/kcidb-io): one checkout,
  * one build and the tests of one run, every id unique to the run.
  *

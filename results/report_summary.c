@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_summary.c: the human summary table and the skip policy's file (the exit status is
  * results.c's). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_tap.c: results.tap, clean TAP 13 regenerated from the result tree (lib/tap.h): tests
  * renumbered 1..N in order, subtests nested 4 spaces deeper before their parent's result line,
  * a YAML block with duration_s, exit and reason. crash and missing have no TAP directive: they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_util.c: escaping, collection names and atomic writes for the result writers. */
 #include "report_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* report_util.h: helpers the result writers share (results/report*.c only): XML escaping with
  * invalid UTF-8 replaced by U+FFFD (JSON's is lib/json.h), collection names, atomic writes. */
 #ifndef TAPBOOT_REPORT_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* results.c: the results model: merge of shards, counts, the incomplete-run reason, the exit
  * status, and results.json read back (tapboot compare). */
 #include "results.h"

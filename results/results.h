@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* results.h: the results model that run, parse and compare share: one run's top-level tests in
  * plan order, several VMs' (shards') results merged into one, the counts by verdict, why a run
  * did not complete, and the exit status. (kunit_tool's kunit_parser.py keeps one Test model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tap_parser.c: streaming TAP 13 / TAP 14 / KTAP parser for dirty serial consoles (tap_parser.h).
  *
  * Lines. Bytes are split at '\n'; trailing '\r's are dropped (the UART writes CRLF), NUL bytes

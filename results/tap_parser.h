@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tap_parser.h: streaming TAP 13 / TAP 14 / KTAP parser for dirty serial consoles.
  *
  * Feed it bytes as they arrive (any chunking); it splits lines (CRLF, NUL, non-UTF-8 tolerated,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* accel.c: KVM or TCG (the auto decision and its remembered failures), -j auto, TCG threading,
  * and the host architecture (the one function of the tree that says it). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* accel.h: the accelerator and how many VMs at once (run/accel.c): decisions a unit test can
  * make without QEMU (tests/unit/test_accel.c). */
 #ifndef TAPBOOT_ACCEL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* boot.c: the VMs of a run in a pool of -j slots, and the KVM probe's fallback to TCG. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* finish.c: after the VMs: the results merged, the reports, the consoles, QEMU's messages,
  * reproduce.sh, the summary and the exit status. */
 #include <stdio.h>

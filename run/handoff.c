@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* handoff.c: snapshot boot's side of a VM: the ready line on its console, the handoff line of
  * per-VM values written to its input, resuming a VM restored from the snapshot, and the same
  * values as a cold boot's kernel arguments (--no-snapshot, reproduce.sh). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* image.c: the initramfs of a run: its inputs (the tests, {arch} expanded; the kselftest
  * manifest), the init and target for its arch, the builder. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prepare.c: before a run boots: the kernel (a file or a build directory), the image QEMU boots,
  * the results directory, the nonce, the tests and kselftest input, the initramfs. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* run.c: a run's life: its options and its state made and released (run.h); the steps between
  * are prepare.c's run_prepare, boot.c's run_boot and finish.c's run_finish. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* run.h: one `tapboot run` of one kernel: its options, the run struct, and the steps cli/ calls:
  * run_init, run_prepare (kernel, results directory, image), run_boot (the VMs), run_finish
  * (reports, reproduce.sh, the exit status) and run_release; lava-job's export. Between cli/ and

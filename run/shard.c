@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* shard.c: which VMs run which tests: --filter as the init applies it, -j shards, disruptive
  * tests in VMs of their own, balancing with the durations of earlier runs. */
 #include <fnmatch.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* shard.h: which VMs run which tests (run/shard.c): pure functions over the plan, the options
  * and the durations of earlier runs, so tests/unit/test_shard.c checks them without QEMU. */
 #ifndef TAPBOOT_SHARD_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* snapshot.c: snapshot boot. A VM is saved once at the init's ready point (set-up done, waiting
  * for its per-VM line) into the cache, keyed by everything the saved state depends on (QEMU's
  * version and command line, the kernel's and the image's contents); later VMs start from that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* vm.c: one VM of a run: console callbacks, limits, starting its QEMU, and why its run did not
  * complete. The pool that runs them is boot.c; snapshot boot's handoff is handoff.c. */
 #include <errno.h>

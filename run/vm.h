@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* vm.h: run/'s own header: one VM of a run (struct vm) and what run/'s files call in each
  * other. The files, each calling only those after it: run.c (a run's life: init, release),
  * prepare.c (kernel, results directory, nonce, the VMs' plan), boot.c (the pool of VMs, the KVM

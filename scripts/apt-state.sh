@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # apt-state.sh (sourced): apt options for fetching packages of a foreign architecture or of
 # another Debian release without touching the machine's dpkg or apt, and without root: a private
 # apt state under $XDG_CACHE_HOME/tapboot/apt-DEBARCH (apt-RELEASE-DEBARCH for another release),

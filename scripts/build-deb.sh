@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # build-deb.sh: builds the Debian package (dpkg-buildpackage -us -uc -b) from a copy of this
 # tree in a temporary directory, checks it with lintian (no errors allowed), and leaves
 # tapboot_VERSION_ARCH.deb in $OUT/deb/, printing its path. `make deb` runs it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # build-test-kernel.sh ARCH [FRAGMENT...]: builds a small kernel from Debian's linux-source-6.1
 # (tinyconfig + configs/test-kernel/common.config + ARCH.config + the FRAGMENTs), once per machine,
 # cached in $XDG_CACHE_HOME/tapboot/test-kernels/HASH/ by the hash of source version and config

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # demo.sh: fetches Debian's x86_64 and arm64 kernels and boots the example tests on both
 # (called by `make demo` after the build). Prints each run's summary.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # fetch-busybox.sh ARCH: fetches Debian's busybox-static for ARCH (configs/ARCH.conf debian_arch)
 # with apt-get download, unpacks it with dpkg -x into $XDG_CACHE_HOME/tapboot/busybox/ARCH/, and
 # prints the path of its static busybox. A foreign architecture gets a private apt state (no

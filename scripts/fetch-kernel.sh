@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # fetch-kernel.sh ARCH [RELEASE]: fetches Debian's packaged kernel for ARCH (configs/ARCH.conf)
 # with apt-get download, unpacks it (image, config, modules) with dpkg -x into
 # $XDG_CACHE_HOME/tapboot/kernels/ARCH/ (ARCH-RELEASE/ for another Debian release than the

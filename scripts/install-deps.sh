@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs the Debian packages tapboot builds, tests and benchmarks with; prints what it installs.
 # Usage: scripts/install-deps.sh [build|check|all]   (default: check)
 set -eu

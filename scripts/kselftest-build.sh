@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kselftest-build.sh ARCH [TARGETS...]: builds kselftest collections statically from Debian's
 # linux-source-6.1 package (fetched with apt-get download, never committed) and prints the
 # install tree's path (run_kselftest.sh, kselftest-list.txt, one directory per collection).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kselftest-demo.sh: builds a handful of kselftest collections from Debian's linux-source
 # package (scripts/kselftest-build.sh) for x86_64 and arm64 and runs them under tapboot on
 # Debian's kernels, with config-fragment checks against each kernel's config.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # lava-setup.sh: Debian 12's LAVA dispatcher (2023.01) extracted into a cache, ready for lava-run.
 # Usage: scripts/lava-setup.sh   prints the directory; source DIR/env.sh, then run DIR/lava-run.sh
 #

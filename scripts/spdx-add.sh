@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # spdx-add.sh: the SPDX licence line of every tracked source file, script and Makefile
 # (tapboot is GPL-2.0-only, LICENSE), in the kernel's forms: `// SPDX-License-Identifier:
 # GPL-2.0-only` opening a .c file, `/* SPDX-License-Identifier: GPL-2.0-only */` a .h file,

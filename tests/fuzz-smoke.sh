@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # fuzz-smoke.sh: a short fuzz run of every harness in fuzz/ (make check); `make fuzz` runs
 # longer. Each harness is one TAP test: it builds, replays fuzz/regress/, and fuzzes for a
 # few seconds without a crash.

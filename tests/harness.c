@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* harness.c: the unit tests' TAP harness. */
 #include "harness.h"
 

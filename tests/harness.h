@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* harness.h: TAP-printing checks for the unit tests (after git's t/unit-tests/test-lib.h).
  * Every check records file and line; test_done() prints the plan and returns the exit status. */
 #ifndef TAPBOOT_HARNESS_H

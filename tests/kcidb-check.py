@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """kcidb-check.py: validates kcidb.json files against KCIDB's v5.3 JSON schema, with formats checked.
 
 Usage: tests/kcidb-check.py [--schema FILE] [--distinct] FILE|DIR...

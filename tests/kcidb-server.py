@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """kcidb-server.py: a loopback stand-in for KCIDB's REST daemon (kcidb-ng: POST /submit, bearer token).
 
 Usage: tests/kcidb-server.py DIR --token TOKEN [--fail-first N] [--schema FILE]

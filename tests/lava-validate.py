@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """lava-validate.py: validates LAVA job files with lava-common's strict submission schema.
 
 Usage: PYTHONPATH=<extracted lava-common> tests/lava-validate.py JOB.yaml...

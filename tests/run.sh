@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh: runs each test program (TAP on stdout), keeps its log, and prints the totals.
 # A program that exits non-zero, or whose plan does not match its test lines, counts as failed.
 set -u

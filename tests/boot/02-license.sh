@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 02-license.sh: tapboot is GPL-2.0-only: LICENSE holds the GPL-2.0 text, debian/copyright
 # says so, and every tracked source file, script and Makefile opens with the SPDX line
 # (scripts/spdx-add.sh --check: the same selection and forms scripts/spdx-add.sh adds). No boot.

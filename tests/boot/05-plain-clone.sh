@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 05-plain-clone.sh: a user's clone has no ../shared: the checks that compare with other
 # projects' data (KCIDB's schema, lkp's dmesg pairs) skip there, naming the path and
 # TAPBOOT_SHARED, and the tests holding them pass. No boot. The tree is cloned into a fresh

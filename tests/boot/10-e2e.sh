@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 10-e2e.sh: issue 2's end-to-end path on x86_64 and arm64: one boot per architecture with
 # tests that pass, fail, skip, time out, die of SIGSEGV and print their own TAP; bad input;
 # a kernel panic mid-run. Arch is never passed: it is read from the kernel image.

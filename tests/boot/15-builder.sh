@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 15-builder.sh: issue 3 in real boots. Every compression tapboot offers boots (the kernel's
 # XZ decoder wants CRC32, its LZ4 decoder the legacy format, FACTS.md); the init sees every file
 # of a packed tree and of a gen_init_cpio list, byte for byte; dynamic and shell tests run;

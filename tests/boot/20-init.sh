@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 20-init.sh: issue 4's real boots: one boot per architecture (x86_64, arm64) with every guest
 # program that tries to break the init (daemon holding stdout, closed stdout, 10 MB flood, bytes
 # that are not UTF-8, kill(0, SIGKILL), signals to PID 1, a tainted kernel, a hang). Each gets

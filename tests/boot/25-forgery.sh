@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 25-forgery.sh: issue 20's verdict integrity with real boots: tests that write forged results
 # (for earlier, current and later tests, to /dev/console and /dev/kmsg, with and without the
 # nonce from /proc/cmdline, with made-up tags), a forged early end line, and a test that prints

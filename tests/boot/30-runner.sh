@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 30-runner.sh: issue 5's failure detection and runner features with real kernels and a real
 # QEMU: a guest hang, an init that cannot start, SIGTERM mid-run, QEMU killed, KVM's fallback,
 # -j sharding, disruptive isolation, a kernel build directory, live progress on a terminal.

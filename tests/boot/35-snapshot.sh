@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 35-snapshot.sh: issue 18's snapshot boot with real boots: the VM saved at the init's ready
 # point and restored on every architecture make check boots; results identical to cold boots
 # for the example, panic, hang and warning tests; --isolate against a test that leaves kernel

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 37-kill.sh: nothing tapboot starts outlives it, SIGKILL included (a CI job's hard timeout):
 # tapboot run is killed at random points (during the boot, during the snapshot save, during a
 # test, with -j 2), 10 times each, and no process of its own may be left. Its own processes

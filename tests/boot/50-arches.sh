@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 50-arches.sh: real boots on every other architecture Debian ships a kernel and a cross compiler
 # for (i386, arm, ppc64le, s390x from Debian 12; riscv64 from Debian 13 under Debian's OpenSBI;
 # x86_64 and arm64 boot in the other tests): static, dynamic and shell-script tests, the

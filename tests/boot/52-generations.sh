@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 52-generations.sh: two kernel generations, Debian 12's 6.1 and Debian 13's 6.12, on x86_64 and
 # arm64 give the same verdicts for the same tests (pass, fail, skip, xfail, a test's own KTAP, a
 # kernel warning, a panic), so a change in the kernel's console format, taint reporting or image

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 55-kernel-config.sh: the kernel's config checked before booting, and kernels a user builds.
 # - The minimal kernels scripts/build-test-kernel.sh builds from Debian's linux-source-6.1
 #   (tinyconfig + fragment, x86_64 and arm64, cross-compiled) are built once per machine: a second

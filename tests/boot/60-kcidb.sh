@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 60-kcidb.sh: kcidb.json against KCIDB's v5.3 schema (no boot: from captured consoles), the
 # checker's own strictness, --kcidb-origin, and tapboot kcidb-submit against tests/kcidb-server.py
 # on loopback: a normal submit, 500 twice then 200, a refused token, a rejected body, no server.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 60-repro.sh: tapboot repro run on the crash-on-demand kernel (scripts/build-test-kernel.sh,
 # LKDTM through debugfs): a WARNING report against the WARNING test is reproduced, against a
 # test that does nothing it is not, against the EXCEPTION test it is "other"; --bisect's codes;

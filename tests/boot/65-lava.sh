@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 65-lava.sh: tapboot lava-job's jobs run under Debian 12's real lava-run (2023.01, extracted by
 # scripts/lava-setup.sh) with real QEMU and Debian's kernels on x86_64 and arm64, and tapboot
 # lava-results of LAVA's log gives the verdicts and exit status tapboot run gives (a kernel

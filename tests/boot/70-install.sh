@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 70-install.sh: issue 16: make install into an empty DESTDIR, the tree moved to another
 # prefix and run from there as a normal user with an empty cache and the source tree hidden
 # (Debian's kernel fetched by --kernel debian:x86_64); make uninstall; the .deb built, installed,

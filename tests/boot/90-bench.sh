@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 90-bench.sh: keeps `make bench` from rotting (issue 8): runs bench/run.sh once in quick mode
 # (one repetition, no warm-up, small inputs) and checks that every row of the table is printed
 # with numbers on both sides and a numeric ratio. It asserts no timing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # lib.sh: helpers for the real-boot tests (sourced). TAP on stdout; the test fails, with a
 # message saying what to install, when a kernel or QEMU is missing (it never skips silently).
 set -u

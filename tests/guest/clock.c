@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* clock.c: prints CLOCK_MONOTONIC ("clock: 12.345678") and exits 0, so a benchmark can time the
  * tests between two of them from inside the guest. Expected verdict: pass. */
 #include <stdio.h>

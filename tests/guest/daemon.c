@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* daemon.c: forks a child that keeps stdout open and sleeps, then exits 0 at once. Expected
  * verdict: pass, promptly (duration well under a second): the init ends the test when the
  * main process exits and kills the child. */

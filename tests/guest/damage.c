@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* damage.c: leaves kernel state behind: sets the host name (the kernel's UTS name, kept until
  * the next boot) to "tapboot-damaged". Expected verdict: pass. undamaged.c, run after it in the
  * same kernel, fails; with --isolate it does not see it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fail.c: exits 1. Expected verdict: fail, reason "exit 1". */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flood.c: prints 10 MiB (80-byte lines) and exits 0. Expected verdict: pass; the console shows
  * the first part and "# output truncated: showed N of 10485760 bytes". */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* forge.c: a test that tries to forge tapboot's verdicts. It writes results for earlier, its
  * own and later tests, run and end lines (with and without the nonce it reads from
  * /proc/cmdline), YAML blocks and lines with made-up tags, to /dev/console and to /dev/kmsg;

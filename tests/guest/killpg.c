@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* killpg.c: sends SIGKILL to its own process group. Expected verdict: fail, reason
  * "killed by SIGKILL"; the init (another session) is not touched and the next test runs. */
 #include <signal.h>

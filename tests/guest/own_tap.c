@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* own_tap.c: prints its own TAP 13 in kselftest.h's shapes (3 subtests: pass, fail, skip) and
  * exits 1. Expected verdict: fail, reason "exit 1", with subtests 1 pass, 2 fail, 3 skip
  * ("no such feature") nested under it. */

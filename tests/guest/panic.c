@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* panic.c: panics the kernel through sysrq ('c'). Expected verdict: crash (decided by the host
  * from the console: no verdict line, no end line). Only run when crash detection is tested. */
 #include <fcntl.h>

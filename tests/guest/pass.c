@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pass.c: exits 0. Expected verdict: pass (exit 0). */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* segv.c: writes through a NULL pointer. Expected verdict: fail, reason "killed by SIGSEGV",
  * signal "SIGSEGV". */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sigpid1.c: sends SIGTERM, SIGINT, SIGHUP, SIGUSR1 and SIGPIPE to PID 1, then exits 0.
  * Expected verdict: pass; the init logs "# init: got SIGTERM from pid N, ignored" (one per
  * signal) and keeps running. Only meaningful in the guest: never run it on a host. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* undamaged.c: fails when an earlier test in the same kernel left its mark (damage.c's host
  * name); passes in a kernel of its own. */
 #include <stdio.h>

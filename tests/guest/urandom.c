@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* urandom.c: prints 16 bytes of /dev/urandom as hex ("urandom: 0f3a..."), so a test can see
  * that two VMs started from one snapshot do not share the kernel's random state. Expected
  * verdict: pass. */

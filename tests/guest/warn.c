@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* warn.c: makes the kernel look unwell without breaking it, then exits 0: writes 512 to
  * /proc/sys/kernel/tainted (TAINT_WARN, what a WARN sets) and asks sysrq for a backtrace of all
  * CPUs ('l': "NMI backtrace" / "Call Trace:" records at warning level). Debian's 6.1 has no

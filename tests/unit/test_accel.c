@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_accel.c: the accelerator and VM-count decisions of run/accel.c, without QEMU or KVM:
  * -j auto under plenty and little memory, TCG threading, --accel, the KVM probe's remembered
  * failure, the host architecture. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_arch_config.c: configs/<arch>.conf loading, and every shipped config is valid. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_builder.c: builder_build() end to end: archives read back with GNU cpio and bsdcpio,
  * list and manifest parsing and their errors, dynamic dependencies, busybox, modules,
  * compression, reproducibility and the segment cache. */

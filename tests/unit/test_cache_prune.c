@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_cache_prune.c: the cache upkeep's pruning of stat-cache entries (lib/cache.c): entries
  * whose file is gone (a results directory removed whole), changed, or named otherwise than
  * their key says go; live ones and other files stay; upkeep that is not due checks them too. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_cli_cache.c: the stat-keyed cache (lib/cache.c) behind reproduce.sh's kernel sha256
  * and QEMU version: a hit only while the file is the same file, unchanged. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_compare.c: tapboot compare (regressions, fixes, skips, new, vanished; exit statuses) and
  * the JSON reader under it. */
 #include <stdio.h>

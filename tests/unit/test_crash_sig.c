@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_crash_sig.c: crash signatures: the 87 lkp console/id pairs of lkp's lkp-dmesg (read at
  * run time from $TAPBOOT_SHARED/zeroday, by default ../shared beside the source tree; skipped
  * when absent), decoded lines, and syzkaller-style titles. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_filesum.c: the checksums that guard snapshot boot's files (lib/filesum.c): the sparse
  * copy of a guest's RAM has its original's bytes and sum, keeps zeros as holes, and a changed,
  * moved or cut-off block changes the sum. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_init.c: the init's parts called directly: output nesting and sanitising, options and
  * selection, kernel-log checks, verdicts and the exact verdict lines. */
 #include <fcntl.h>

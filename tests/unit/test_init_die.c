@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_init_die.c: how the init ends a run it cannot go on with: the Bail out! line on its
  * console (tagged once it has the key), and its die hook, which powers off only in PID 1: in
  * any other process a die() or a failed allocation exits with its status as before. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_init_host.c: the init's whole run on the host ($OUT/init-host, not PID 1): plans of
  * small shell tests, checked against the exact console stream. */
 #include <errno.h>

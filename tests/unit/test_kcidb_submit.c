@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_kcidb_submit.c: the KCIDB submitter (kcidb/) against a loopback HTTP server forked by the
  * test (127.0.0.1, a free port, scripted answers; it needs no KCIDB schema): the request it
  * sends, retries with a doubling wait, a refused token or report, no server, bad input, and

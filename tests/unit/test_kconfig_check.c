@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_kconfig_check.c: the kernel options a run needs, read from a .config, the message and
  * fragment for the missing ones, the script scan, and the diagnosis of a kernel that died
  * before the init. */

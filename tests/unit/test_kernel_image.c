@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_kernel_image.c: kernel formats and architectures from headers, and the arm zImage's
  * Image unpacked on the host. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_kernel_spec.c: what --kernel names (kernel/kernel_spec.c) and Debian kernel fetching's
  * parts that need no download (kernel/debian.c): the debian:ARCH[:RELEASE] spec, release
  * names, the host's codename, the fetch script's result, the cached kernels' list lines. */

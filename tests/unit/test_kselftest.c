@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_kselftest.c: kselftest install tree -> manifest (builder/kselftest.c): settings, selection,
  * disruptive flags, config-fragment skips, names, and the manifest's exact bytes. */
 #include <elf.h>

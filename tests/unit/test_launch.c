@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_launch.c: process supervision (console pipe, idle limit, deadline, finish, missing
  * binary) with ordinary shell processes standing in for any long-running child. */
 #include <signal.h>

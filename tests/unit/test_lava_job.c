@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_lava_job.c: tapboot lava-job's writer (lava/lava_job.c): job.yaml and device.yaml for
  * what run/ exported (each architecture's context, KVM, --url-base), and lava_job_write's
  * files, checks and clean-up. */

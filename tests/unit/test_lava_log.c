@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_lava_log.c: the LAVA log line decoder (YAML flow mappings, PyYAML escapes, tags), the
  * console repairs (2023.x's \" escaping, ESC-less terminal resets) and LAVA's case ids. */
 #include <stdlib.h>

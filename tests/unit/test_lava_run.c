@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_lava_run.c: the LAVA log model (lava/lava_run.c) read from whole logs, and their
  * conversion into a results directory (lava/lava_results.c): the job's planned names and
  * nonce, the cross-check of LAVA's verdicts, the incomplete texts and the exit statuses. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_lib.c: the shared helpers in lib/ that several rooms use: the JSON writer, the .config
  * reader, the die hook and note(), the atomic string write and copy, the stat-cached sha256;
  * and results/'s one "incomplete because" text and one filler of the report's run record. */

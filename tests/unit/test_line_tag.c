@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_line_tag.c: the init's line tags (SipHash-2-4, the tag's shape) and the parser's
  * sequencing of a tapboot console: forged, replayed and out-of-order lines, kernel TAP,
  * unfinished lines, and the FOREIGN and AUTO modes. */

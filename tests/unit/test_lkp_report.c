@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_lkp_report.c: lkp/'s report reader and matching: tapboot repro parse and match on reports
  * made from real runs of the crash-on-demand kernel (tests/fixtures/repro/, made by
  * make-fixtures.sh), the decoders, the job-script reader, the robot's fields, the JSON document

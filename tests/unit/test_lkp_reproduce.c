@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_lkp_reproduce.c: lkp/reproduce.c's and repro_config.c's parts without QEMU: the test a
  * report needs, the kernel's config and its gap against the report's, the attempts' machine,
  * git bisect run's codes, and repro_run's refusals before any attempt. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_paths.c: lib/paths.c: the environment overrides, and the source tree for a binary that
  * is neither in its build directory nor in an installed tree (this test program). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_qemu_argv.c: the exact QEMU command lines for the shipped configs. */
 #include <stdio.h>
 #include <stdlib.h>

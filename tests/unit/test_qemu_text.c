@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_qemu_text.c: QEMU options as text: LAVA's device context and a report's machine line. */
 #include <stdlib.h>
 #include <string.h>

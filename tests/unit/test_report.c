@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_report.c: results.json, results.tap, junit.xml (validated against junit-10.xsd with
  * xmllint; kcidb.json is test_report_kcidb.c), the summary table, exit statuses and the skip policy. */
 #include <stdio.h>

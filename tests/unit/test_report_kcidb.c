@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_report_kcidb.c: kcidb.json (KCIDB v5.3): checkout, build and tests, ids per run, origin,
  * paths in the schema's charset, statuses, start_time, environment, misc, crash title and excerpt.
  */

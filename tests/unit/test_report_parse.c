@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_report_parse.c: tapboot parse: formats, exit statuses, skip policy, usage errors. */
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_results_model.c: the results model (results/results.c) that run, parse and compare
  * share: shards merged in plan order with a crash in one and a VM that never started, the
  * counts, the incomplete-run reason, the exit status, results.json read back. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_results_text.c: results/'s one text for why a run did not complete (a stream, a VM of
  * tapboot run, a LAVA job) and the one filler of the report's run record. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_run_vm.c: run/'s VMs without QEMU: their kernel arguments and boot (vm.c, handoff.c), the
  * handoff line and the ready point, limits and why a run did not complete, and snapshot.c's
  * states, key lookup and checked files in a cache of the test's own. */

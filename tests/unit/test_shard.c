@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_shard.c: which VMs run which tests (run/shard.c), without QEMU: the init's modulo
  * shards, balancing with and without earlier durations, disruptive tests in VMs of their own,
  * --filter, and the durations file. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_tap_parser.c: the console parser: TAP 13/14, KTAP, kselftest forms, printk prefixes,
  * interleaving, crashes, markers, chunking, limits. */
 #include <stdio.h>

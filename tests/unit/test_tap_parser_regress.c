@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_tap_parser_regress.c: inputs the fuzzer once crashed the parser with
  * (fuzz/regress/tap_parser/), replayed under ASan/UBSan with the harness's checks: the first
  * byte is the mode (chunk size, nonce, cut reason), chunked and whole feeding must agree, and

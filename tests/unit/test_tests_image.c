@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_tests_image.c: the init's reader of snapshot boot's tests image (init/tests_image.c) on
  * the host: what the builder writes is unpacked exactly (files with their modes and bytes,
  * directories, symlinks, hard links), and a damaged archive is refused with a reason, never
