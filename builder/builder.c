@@ -210,21 +210,6 @@ static void warn_config(const char *config, enum builder_compress c)
 	kconfig_release(&kc);
 }
 
-int builder_add_tree_at(struct image *img, const char *host, const char *image)
-{
-	struct builder_target none = {0};
-	struct plan p;
-	struct inputs in;
-	int ret;
-
-	plan_init(&p);
-	inputs_init(&in, img, &p, &none, 0);
-	ret = inputs_add_tree(&in, host, image, false);
-	inputs_release(&in);
-	plan_release(&p);
-	return ret;
-}
-
 static int parse_epoch(int64_t *out)
 {
 	const char *s = getenv("SOURCE_DATE_EPOCH");

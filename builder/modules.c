@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "inputs.h"
+#include "plan.h"
 #include "strbuf.h"
 
 static void module_name(const char *path, struct strbuf *out)
@@ -119,6 +121,22 @@ static bool module_builtin(const char *dir, const char *name)
 	return found;
 }
 
+/* A host directory into the image at image, packed as the tests' trees are (inputs.c). */
+static int add_tree_at(struct image *img, const char *host, const char *image)
+{
+	struct builder_target none = {0};
+	struct plan p;
+	struct inputs in;
+	int ret;
+
+	plan_init(&p);
+	inputs_init(&in, img, &p, &none, 0);
+	ret = inputs_add_tree(&in, host, image, false);
+	inputs_release(&in);
+	plan_release(&p);
+	return ret;
+}
+
 /* With modules requested: the modules.* indexes plus each requested module and its
  * dependencies, the plan's list in load order; without: the whole tree. */
 int builder_pack_modules(struct image *img, const char *dir, const struct strlist *want,
@@ -165,7 +183,7 @@ int builder_pack_modules(struct image *img, const char *dir, const struct strlis
 	top = xasprintf("lib/modules/%s", version);
 	strlist_init(&files);
 	if (!want->n) {
-		ret = builder_add_tree_at(img, real, top);
+		ret = add_tree_at(img, real, top);
 		goto out;
 	}
 	depfile = xasprintf("%s/modules.dep", real);

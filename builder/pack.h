@@ -25,8 +25,6 @@ char *builder_pick_sysroot(const struct builder_target *t);
 bool builder_elf_matches(const char *path, const struct builder_target *t);
 /* The directory part of p ("." without a slash); caller frees. */
 char *builder_dir_of(const char *p);
-/* Pack a host directory's contents at image (no tests implied). */
-int builder_add_tree_at(struct image *img, const char *host, const char *image);
 
 /* The dynamic tests' interpreters and DT_NEEDED libraries, looked up the way ld.so does. */
 int builder_pack_deps(struct image *img, const struct inputs *in, const struct builder_target *t,

@@ -105,29 +105,6 @@ int report_write_atomic(const char *path, int (*fn)(FILE *, const struct report_
 	return write_file_atomic(path, 0, 0, report_write_one, &w);
 }
 
-int report_write_all(const char *dir, const struct report_run *r)
-{
-	static const struct {
-		const char *file;
-		int (*write)(const char *path, const struct report_run *r);
-	} writers[] = {
-		{"results.json", report_json_write},
-		{"results.tap", report_tap_write},
-		{"junit.xml", report_junit_write},
-		{"kcidb.json", report_kcidb_write},
-	};
-	int ret = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(writers); i++) {
-		char *p = xasprintf("%s/%s", dir, writers[i].file);
-
-		if (writers[i].write(p, r) < 0)
-			ret = -1;
-		free(p);
-	}
-	return ret;
-}
-
 char *report_one_line(const char *s)
 {
 	char *out = xstrdup(s ? s : "");
