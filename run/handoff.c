@@ -55,8 +55,7 @@ static void vm_ready(struct vm *vm)
 		vm->ram_open = false;
 		/* paused by the save, done or not */
 		if (qmp_cont(&vm->qmp, 30, &err) < 0 && !r->o->quiet)
-			fprintf(stderr, "tapboot: VM %u: cannot resume it after saving: %s\n",
-				vm->index, err);
+			note("VM %u: cannot resume it after saving: %s", vm->index, err);
 		free(err);
 	}
 	hand_off(vm);

@@ -208,9 +208,9 @@ out:
 		close(out);
 	if (ret < 0) {
 		if (!r->o->quiet)
-			fprintf(stderr, "tapboot: cannot write '%s' (%s): the saved VM reads its "
-					"tests after the ready point, as the others\n",
-				path, strerror(errno));
+			note("cannot write '%s' (%s): the saved VM reads its "
+			     "tests after the ready point, as the others",
+			     path, strerror(errno));
 		unlink(path);
 		free(path);
 		return -1;

@@ -342,9 +342,9 @@ int run_prepare(struct run *r)
 	durations_release(&d);
 	free(dpath);
 	if (!r->o->quiet)
-		fprintf(stderr, "tapboot: %s kernel %s, %zu test%s in %zu VM%s, results in %s/\n",
-			r->cfg.arch, r->kernel_image, r->plan.n, r->plan.n == 1 ? "" : "s", r->nvms,
-			r->nvms == 1 ? "" : "s", r->dir);
+		note("%s kernel %s, %zu test%s in %zu VM%s, results in %s/", r->cfg.arch,
+		     r->kernel_image, r->plan.n, r->plan.n == 1 ? "" : "s", r->nvms,
+		     r->nvms == 1 ? "" : "s", r->dir);
 	return 0;
 }
 

@@ -61,9 +61,9 @@ void snapshot_fail(struct run *r, const char *why)
 		return;
 	r->snap.noted = true;
 	if (!r->o->quiet)
-		fprintf(stderr, "tapboot: snapshot boot off for this run: %s; the VMs boot cold "
-				"(the same results)\n",
-			why);
+		note("snapshot boot off for this run: %s; the VMs boot cold "
+		     "(the same results)",
+		     why);
 }
 
 void snapshot_setup(struct run *r)
@@ -168,8 +168,7 @@ static bool snapshot_check(struct run *r)
 		return true;
 	}
 	if (!r->o->quiet)
-		fprintf(stderr, "tapboot: snapshot '%s' is not usable: %s; saving it again\n", which,
-			why);
+		note("snapshot '%s' is not usable: %s; saving it again", which, why);
 	snapshot_remove(r);
 	return false;
 }
@@ -349,11 +348,10 @@ int snapshot_save(struct run *r, struct vm *vm)
 	memcpy(r->snap.tests_key, v.tests, sizeof(v.tests));
 	r->snap.state = SNAPSHOT_READY;
 	if (!r->o->quiet)
-		fprintf(stderr,
-			"tapboot: saved the VM at the init's ready point (%.1f MB of state, %.0f MB "
-			"of RAM, in %.2f s): %s\n",
-			(double)v.state_size / 1e6, (double)v.ram_data / 1e6, now_s() - t0,
-			r->snap.path);
+		note("saved the VM at the init's ready point (%.1f MB of state, %.0f MB "
+		     "of RAM, in %.2f s): %s",
+		     (double)v.state_size / 1e6, (double)v.ram_data / 1e6, now_s() - t0,
+		     r->snap.path);
 	return 0;
 fail:
 	if (ram_fd >= 0)
