@@ -17,6 +17,7 @@
 #include "report.h"
 #include "results.h"
 #include "tap_parser.h"
+#include "text.h"
 
 static const char parse_usage[] =
 	"usage: tapboot parse [options] [FILE|DIR|-]\n"
@@ -39,8 +40,9 @@ static const char parse_usage[] =
 
 enum fmt { FMT_SUMMARY, FMT_TAP, FMT_JSON, FMT_JUNIT, FMT_KCIDB };
 
-/* Read fd to the end into the parser. */
-static int feed_fd(struct tap_parser *p, int fd, const char *name)
+/* Read fd to the end into the parser; *size and *binary count its bytes and those that are
+ * not text (text_binary_bytes). */
+static int feed_fd(struct tap_parser *p, int fd, const char *name, size_t *size, size_t *binary)
 {
 	static char buf[1 << 16];
 
@@ -54,8 +56,20 @@ static int feed_fd(struct tap_parser *p, int fd, const char *name)
 		}
 		if (n == 0)
 			return 0;
+		*size += (size_t)n;
+		*binary += text_binary_bytes(buf, (size_t)n);
 		tap_parser_feed(p, buf, (size_t)n);
 	}
+}
+
+/* Bad input rather than a run that did not complete: no TAP at all, no kernel crash, and more
+ * than a tenth of the bytes binary (random data is about two thirds; a console log with line
+ * noise from a dying UART has a few bytes). A kernel's console that never reached the init is
+ * text: exit 3, as before. */
+static bool not_a_log(const struct tap_summary *sum, size_t size, size_t binary)
+{
+	return !sum->saw_version && !sum->saw_begin && sum->planned < 0 && !sum->total &&
+	       !sum->crashed && size && binary > size / 10;
 }
 
 static const char *guess_suite(const struct tap_test *t, size_t n)
@@ -93,6 +107,8 @@ int cmd_parse(int argc, char **argv)
 	char *errtext = NULL, *dirpath = NULL;
 	struct crash_sig *crash = NULL;
 	int c, fd = 0, status = EXIT_USAGE, ret = 0;
+	size_t size = 0, binary = 0;
+	const char *shown;
 
 	strlist_init(&expect);
 	optind = 0;
@@ -155,19 +171,26 @@ int cmd_parse(int argc, char **argv)
 			goto out;
 		}
 	}
+	shown = strcmp(path, "-") ? path : "standard input";
 	p = tap_parser_new(nonce, NULL);
 	tap_parser_set_mode(p, foreign ? TAP_PARSE_FOREIGN : TAP_PARSE_AUTO, NULL);
 	/* only junit.xml's system-out and kcidb's crash excerpt use the tests' logs: without
 	 * them, keep none (memory and time then stay those of the results, not of the log) */
 	if (fmt != FMT_JUNIT && fmt != FMT_KCIDB)
 		tap_parser_set_log_cap(p, 0);
-	ret = feed_fd(p, fd, strcmp(path, "-") ? path : "standard input");
+	ret = feed_fd(p, fd, shown, &size, &binary);
 	if (fd > 0)
 		close(fd);
 	if (ret)
 		goto out;
 	tap_parser_finish(p, NULL);
 	sum = tap_parser_summary(p);
+	if (not_a_log(sum, size, binary)) {
+		error("'%s' is not a console log or TAP stream: %zu of its %zu bytes are not text, "
+		      "and it holds no TAP line",
+		      shown, binary, size);
+		goto out;
+	}
 
 	tests = tap_parser_tests(p, &ntests);
 	errtext = results_incomplete_text(sum, NULL);

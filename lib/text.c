@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* text.c: trimmed lines and identifiers (text.h). */
+/* text.c: trimmed lines, identifiers, and telling text from binary data (text.h). */
 #include "text.h"
 
+#include <stdint.h>
 #include <string.h>
+
+#include "json.h"
 
 bool line_iter_next(struct line_iter *it, const char **s, size_t *len)
 {
@@ -36,4 +39,28 @@ bool text_is_ident(const char *s, size_t len)
 			return false;
 	}
 	return true;
+}
+
+size_t text_binary_bytes(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t k;
+
+		if (u[i] < 0x80) {
+			if ((u[i] < 0x20 && !strchr("\t\n\r\b\f\033", u[i])) || u[i] == 0x7f ||
+			    !u[i])
+				bad++;
+			i++;
+			continue;
+		}
+		k = utf8_decode(u + i, n - i, &cp);
+		if (cp == 0xFFFD && k == 1)
+			bad++;
+		i += k;
+	}
+	return bad;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_report_parse.c: tapboot parse: formats, exit statuses, skip policy, usage errors. */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "commands_results.h"
 #include "error.h"
 #include "harness.h"
+#include "text.h"
 
 #ifndef TAPBOOT_SRCDIR
 #define TAPBOOT_SRCDIR "."
@@ -283,6 +285,48 @@ static void t_usage_errors(void)
 	}
 }
 
+/* Random bytes are bad input (2), not a run that did not complete (3); a kernel's console that
+ * never reached any TAP is text and stays 3. (issue 40: random bytes exited 3) */
+static void t_binary_input(void)
+{
+	char bin[512], txt[512], want[700];
+	unsigned char data[4096];
+	uint32_t x = 12345;
+	FILE *fp;
+	char *out, *err;
+	const char *args[] = {"parse", bin, NULL}, *targs[] = {"parse", txt, NULL};
+	int st;
+
+	snprintf(bin, sizeof(bin), "%s/random.bin", test_tmpdir());
+	snprintf(txt, sizeof(txt), "%s/no-tap.log", test_tmpdir());
+	for (size_t i = 0; i < sizeof(data); i++) {
+		x = x * 1103515245u + 12345u; /* a fixed sequence: the same bytes every run */
+		data[i] = (unsigned char)(x >> 16);
+	}
+	fp = fopen(bin, "wb");
+	check(fp && fwrite(data, 1, sizeof(data), fp) == sizeof(data) && !fclose(fp));
+	st = run(args, &out, &err);
+	check_int(st, ==, 2);
+	snprintf(want, sizeof(want),
+		 "tapboot: '%s' is not a console log or TAP stream: %zu of its 4096 bytes are not "
+		 "text, and it holds no TAP line\n",
+		 bin, text_binary_bytes((const char *)data, sizeof(data)));
+	check_str(err, want);
+	check(text_binary_bytes((const char *)data, sizeof(data)) > 4096 / 10);
+	free(out);
+	free(err);
+
+	fp = fopen(txt, "w");
+	check(fp && fputs("[    0.000000] Linux version 6.1.0\r\n[    1.2] Kernel panic? no, a hang\r\n",
+			  fp) >= 0 && !fclose(fp));
+	st = run(targs, &out, &err);
+	check_int(st, ==, 3);
+	free(out);
+	free(err);
+	check_int(text_binary_bytes("ok 1 x\r\n\t\033[0m caf\xc3\xa9", 19), ==, 0);
+	check_int(text_binary_bytes("a\0b\x01\x7f\xff", 6), ==, 4);
+}
+
 int main(void)
 {
 	error_set_prog("tapboot");
@@ -293,5 +337,6 @@ int main(void)
 	TEST(t_results_dir, "a results directory: its console.log");
 	TEST(t_skip_policy, "--skip=ok (default), --skip=fail, --expect-skip");
 	TEST(t_usage_errors, "bad usage and unreadable input exit 2 with a message");
+	TEST(t_binary_input, "binary data is bad input (exit 2); a console without TAP is 3");
 	return test_done();
 }
