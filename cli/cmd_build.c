@@ -67,10 +67,8 @@ int cmd_build(int argc, char **argv)
 			out = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (cli_parse_seconds(optarg, &bo.default_timeout) < 0) {
-				error("--timeout wants whole seconds, got '%s'", optarg);
+			if (cli_seconds_option("--timeout", optarg, &bo.default_timeout) < 0)
 				goto out;
-			}
 			break;
 		case OPT_CONFIG:
 			bo.kernel_config = optarg;

@@ -210,8 +210,8 @@ static int test_option(struct run_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case OPT_TIMEOUT:
-		if (cli_parse_seconds(arg, &o->timeout_s) < 0)
-			return error("--timeout wants whole seconds, got '%s'", arg);
+		if (cli_seconds_option("--timeout", arg, &o->timeout_s) < 0)
+			return -1;
 		o->timeout_given = true;
 		return 1;
 	case OPT_FILTER:
@@ -223,12 +223,12 @@ static int test_option(struct run_opts *o, int c, const char *arg)
 		o->disruptive = true;
 		return 1;
 	case OPT_IDLE:
-		if (cli_parse_seconds(arg, &o->idle_s) < 0)
-			return error("--idle-timeout wants whole seconds, got '%s'", arg);
+		if (cli_seconds_option("--idle-timeout", arg, &o->idle_s) < 0)
+			return -1;
 		return 1;
 	case OPT_BOOT:
-		if (cli_parse_seconds(arg, &o->boot_s) < 0)
-			return error("--boot-timeout wants whole seconds, got '%s'", arg);
+		if (cli_seconds_option("--boot-timeout", arg, &o->boot_s) < 0)
+			return -1;
 		return 1;
 	case OPT_KSELFTEST:
 		o->kselftest = arg;

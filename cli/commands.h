@@ -57,7 +57,11 @@ int cli_parse_kcidb_origin(const char *arg, const char **out);
 
 /* --compress NAME into *out; -1 after a message naming the choices. */
 int cli_parse_compress(const char *name, enum builder_compress *out);
-/* Parse a whole number of seconds ("45", "0"); -1 when bad. */
+/* The longest time an option takes: a week. */
+#define CLI_SECONDS_MAX (7 * 86400)
+/* Parse a whole number of seconds ("45", "0") up to CLI_SECONDS_MAX; -1 when bad. */
 int cli_parse_seconds(const char *s, unsigned *out);
+/* The same for option opt ("--timeout"); -1 after a message naming the range. */
+int cli_seconds_option(const char *opt, const char *s, unsigned *out);
 
 #endif

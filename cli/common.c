@@ -31,9 +31,17 @@ int cli_parse_seconds(const char *s, unsigned *out)
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v > 7 * 86400)
+	if (errno || end == s || *end || *s == '-' || v > CLI_SECONDS_MAX)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_seconds_option(const char *opt, const char *s, unsigned *out)
+{
+	if (cli_parse_seconds(s, out) < 0)
+		return error("%s wants whole seconds from 0 to %u (7 days), got '%s'", opt,
+			     CLI_SECONDS_MAX, s);
 	return 0;
 }
 

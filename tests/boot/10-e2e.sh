@@ -112,4 +112,10 @@ mkdir -p "$WORK/full" && touch "$WORK/full/x"
 "$TAPBOOT" run --kernel "$k" -o "$WORK/full" "$g/pass" 2>"$WORK/e5"
 is "$?" 2 "non-empty -o without --force: exit 2"
 like "$(cat "$WORK/e5")" "not empty" "non-empty -o: says why"
+for opt in --timeout --idle-timeout --boot-timeout; do
+	out=$("$TAPBOOT" run --kernel "$k" -o "$WORK/bad6" $opt 4294967295 "$g/pass" 2>&1)
+	is "$?:$out" "2:tapboot: $opt wants whole seconds from 0 to 604800 (7 days), got '4294967295'" \
+		"$opt 4294967295: exit 2, the range named (issue 40: it said only 'whole seconds')"
+done
+ok "$(test ! -e "$WORK/bad6"; echo $?)" "a refused option leaves no results directory"
 done_testing
