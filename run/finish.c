@@ -128,6 +128,21 @@ static void concat_consoles(struct run *r)
 	free(path);
 }
 
+/* Whether every VM that did not complete failed in QEMU itself (vm_qemu_failed). */
+static bool qemu_failed_alone(const struct run *r)
+{
+	bool any = false;
+
+	for (size_t v = 0; v < r->nvms; v++) {
+		if (!r->vms[v].error)
+			continue;
+		if (!vm_qemu_failed(&r->vms[v]))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* End each VM's parse (the test running when tapboot cut a console off gets the reason) and
  * gather why VMs did not complete into errors ("VM N: " before each when there are several). */
 static void finish_vms(struct run *r, struct strbuf *errors)
@@ -255,7 +270,9 @@ int run_finish(struct run *r, const char *cmd_line)
 	strbuf_release(&errors);
 	crash_sig_free(crash);
 	results_release(&res);
-	if (status == EXIT_VM) /* a kernel that died before the init: its last lines, and why */
+	/* a kernel that died before the init: its last lines, and why; not when QEMU itself
+	 * failed (its message says why: the kernel never ran) */
+	if (status == EXIT_VM && !qemu_failed_alone(r))
 		kconfig_check_postmortem(r->dir, r->kernel_config, &r->kneeds);
 	return status;
 }

@@ -469,6 +469,12 @@ static char *vm_error_base(struct run *r, struct vm *vm, const struct tap_summar
 		       "run's nonce)");
 }
 
+bool vm_qemu_failed(const struct vm *vm)
+{
+	return vm->spawned && !vm->begun && vm->res == WATCH_EXITED && vm->qemu_status > 0 &&
+	       WIFEXITED(vm->qemu_status) && WEXITSTATUS(vm->qemu_status) != 0;
+}
+
 /* Why a VM's run did not complete, or NULL. When the guest hung or QEMU ended before the init,
  * with no kernel report to explain it, and QEMU booted what tapboot unpacked (the x86 PVH
  * vmlinux, the arm Image), the message says so and names --boot-as-is, the way to tell
@@ -479,7 +485,7 @@ char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const 
 
 	/* not when QEMU said what failed, or something else killed it (not tapboot's own stop
 	 * at a limit): the image is not the cause then */
-	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED ||
+	if (!e || vm->begun || s->crashed || vm->res == WATCH_INTERRUPTED || vm_qemu_failed(vm) ||
 	    vm->res == WATCH_QEMU_FATAL || !strcmp(r->boot_kernel, r->kernel_image) ||
 	    (vm->res == WATCH_EXITED && vm->qemu_status >= 0 && WIFSIGNALED(vm->qemu_status)))
 		return e;

@@ -68,6 +68,10 @@ void vm_limits(const struct vm *vm, double *idle, double *deadline);
  * NULL when none. */
 char *vm_cut_reason(struct run *r, const struct vm *vm);
 char *vm_error(struct run *r, struct vm *vm, const struct tap_summary *s, const char *cut);
+/* Whether QEMU itself failed: it exited with a non-zero status before the init began (a QEMU
+ * error such as 'cannot set up guest memory'; a guest's power-off, reboot or triple fault ends
+ * QEMU with 0 under -no-reboot). Its own message says why: no kernel or image hint applies. */
+bool vm_qemu_failed(const struct vm *vm);
 void vm_release(struct vm *vm);
 /* vm's QEMU command line as a shell can run it, as vm_start last built it (empty before): a
  * cold boot with the per-VM values on the kernel command line (no monitor, no state file). */

@@ -118,4 +118,13 @@ for opt in --timeout --idle-timeout --boot-timeout; do
 		"$opt 4294967295: exit 2, the range named (issue 40: it said only 'whole seconds')"
 done
 ok "$(test ! -e "$WORK/bad6"; echo $?)" "a refused option leaves no results directory"
+# QEMU itself failing (guest memory it cannot allocate: 590 GiB on this 24 GiB machine) is
+# reported in QEMU's words, without a kernel-config or --boot-as-is hint (issue 40: it blamed
+# a missing CONFIG_SERIAL_8250).
+"$TAPBOOT" run --kernel "$k" --memory 604800 --no-snapshot -o "$WORK/qfail" "$g/pass" >/dev/null 2>"$WORK/e-qfail"
+is "$?" 3 "QEMU failing to start the guest: exit 3"
+like "$(cat "$WORK/e-qfail")" "QEMU exited with an error: qemu-system-[a-z0-9_]+: cannot set up guest memory" \
+	"QEMU failing: its own message"
+is "$(grep -c -E 'CONFIG_|boot-as-is|printed nothing|options tapboot checks' "$WORK/e-qfail")" 0 \
+	"QEMU failing: no kernel-config or image hint"
 done_testing

@@ -274,9 +274,20 @@ static void t_error(void)
 	check_str(s, "the guest never reached tapboot's init (QEMU exited with an error: "
 		     "qemu-system-x86_64: -bios qboot.rom: no such file)");
 	free(s);
-	/* QEMU booted what tapboot unpacked: --boot-as-is named */
+	/* QEMU itself failed (it exited with an error before the init): its words alone, even
+	 * when QEMU booted what tapboot unpacked */
 	free(f.r.boot_kernel);
 	f.r.boot_kernel = strdup("/cache/vmlinux/abc");
+	check(vm_qemu_failed(&f.vm));
+	s = vm_error(&f.r, &f.vm, &sum, NULL);
+	check_str(s, "the guest never reached tapboot's init (QEMU exited with an error: "
+		     "qemu-system-x86_64: -bios qboot.rom: no such file)");
+	free(s);
+	/* a guest that hung (tapboot stopped QEMU at the idle limit) on what tapboot unpacked:
+	 * --boot-as-is named */
+	f.vm.res = WATCH_IDLE;
+	f.vm.qemu_status = SIGTERM;
+	check(!vm_qemu_failed(&f.vm));
 	s = vm_error(&f.r, &f.vm, &sum, "no console output for 80 s: the guest hangs");
 	want = malloc(strlen(f.r.kernel_image) + 256);
 	sprintf(want,
