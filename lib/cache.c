@@ -28,10 +28,17 @@ static char *cache_path(void)
 
 char *cache_dir(void)
 {
+	/* said once per process: every cache user asks (a run asked about 20 times with a
+	 * read-only XDG_CACHE_HOME, each printing the same warning) */
+	static bool warned;
 	char *dir = cache_path();
 
-	if (mkdir_p(dir) < 0)
-		warning_errno("cannot create cache directory '%s'", dir);
+	if (mkdir_p(dir) < 0 && !warned) {
+		warned = true;
+		warning_errno("cannot create cache directory '%s' (tapboot goes on without its "
+			      "caches)",
+			      dir);
+	}
 	return dir;
 }
 

@@ -118,6 +118,18 @@ for opt in --timeout --idle-timeout --boot-timeout; do
 		"$opt 4294967295: exit 2, the range named (issue 40: it said only 'whole seconds')"
 done
 ok "$(test ! -e "$WORK/bad6"; echo $?)" "a refused option leaves no results directory"
+# A cache directory that cannot be made (a read-only XDG_CACHE_HOME): one warning, the run
+# goes on without its caches (issue 40: the same warning about 20 times).
+mkdir -p "$WORK/rocache"
+if mount -t tmpfs -o ro,size=1m tmpfs "$WORK/rocache" 2>/dev/null; then
+	XDG_CACHE_HOME="$WORK/rocache" "$TAPBOOT" run --kernel "$k" -o "$WORK/ro" "$g/pass" >/dev/null 2>"$WORK/e-ro"
+	rc=$?
+	umount "$WORK/rocache"
+	is "$rc:$(grep -c 'cannot create cache directory' "$WORK/e-ro")" "0:1" \
+		"read-only cache: the run passes, the warning said once"
+else
+	skip "read-only cache: one warning" "mounting a tmpfs needs root"
+fi
 # QEMU itself failing (guest memory it cannot allocate: 590 GiB on this 24 GiB machine) is
 # reported in QEMU's words, without a kernel-config or --boot-as-is hint (issue 40: it blamed
 # a missing CONFIG_SERIAL_8250).
