@@ -238,6 +238,19 @@ static int walk_dir(struct walk *w, const char *host, const char *image, const c
 	return ret;
 }
 
+/* A manifest's first line is its word "tapboot-manifest" (with any version: a wrong one is then
+ * the manifest's error, naming its line) and blanks; a trailing space made it read as a
+ * gen_init_cpio list, with that format's error. */
+static bool is_manifest(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 16 || strncmp(buf, "tapboot-manifest", 16))
+		return false;
+	n = 16;
+	return n == len || buf[n] == ' ' || buf[n] == '\t' || buf[n] == '\n' || buf[n] == '\r';
+}
+
 /* A kselftest install tree (`make -C tools/testing/selftests install`) lists its tests in
  * kselftest-list.txt as COLLECTION:TEST; the other executables there are helpers. Each
  * collection's `settings` file may set `timeout=N`: parsed (kselftest_parse_settings), never
@@ -845,7 +858,11 @@ static int manifest_parse(struct inputs *in, const char *buf, size_t len, const 
 			nl[-1] = '\0';
 		strlist_init(&w);
 		if (line == 1) {
-			if (strcmp(p, "tapboot-manifest 1"))
+			size_t n = strlen(p);
+
+			while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+				n--;
+			if (n != 18 || strncmp(p, "tapboot-manifest 1", 18))
 				ret = error_at(file, line, "expected 'tapboot-manifest 1'");
 		} else if (!(ret = split_words(p, &w, file, line)) && w.n) {
 			ret = manifest_line(in, &w, *p == ' ' || *p == '\t', dir, file, line, &cur,
@@ -918,8 +935,7 @@ int inputs_add(struct inputs *in, const char *path)
 	buf = read_all(path, &len, path);
 	if (!buf)
 		return -1;
-	if (len >= 18 && !strncmp(buf, "tapboot-manifest 1", 18) &&
-	    (len == 18 || buf[18] == '\n' || buf[18] == '\r'))
+	if (is_manifest(buf, len))
 		ret = inputs_parse_manifest(in, buf, len, path);
 	else
 		ret = inputs_parse_list(in, buf, len, path);

@@ -71,4 +71,15 @@ d=$WORK/mod
 "$TAPBOOT" run --kernel "$k" -o "$d" -q --modules "$mods" --module vxlan "$WORK/mod.sh" >/dev/null 2>"$WORK/err-mod"
 is "$?" 0 "modules: the run passes"
 is "$(verdict "$d" mod.sh)" pass "modules: vxlan and its dependencies are loaded in the guest"
+# A manifest whose first line has a trailing space is still a manifest (issue 40: it was read
+# as a gen_init_cpio list and got that format's error); another version is the manifest's error.
+m=$WORK/manifest
+mkdir -p "$m"
+cp "$GUEST/x86_64/static/pass" "$m/pass"
+printf 'tapboot-manifest 1 \ntest pass pass\n' >"$m/list"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/man1" -q "$m/list" >/dev/null 2>"$WORK/err-man1"
+is "$?:$(verdict "$WORK/man1" pass)" "0:pass" "a manifest with a trailing space on its first line: its test passes"
+printf 'tapboot-manifest 2\ntest pass pass\n' >"$m/list2"
+out=$("$TAPBOOT" build --arch x86_64 -o "$WORK/man2.cpio" "$m/list2" 2>&1)
+is "$?:$out" "2:tapboot: $m/list2:1: expected 'tapboot-manifest 1'" "another manifest version: exit 2, file and line"
 done_testing
