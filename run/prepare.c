@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* prepare.c: before a run boots: the kernel (a file or a build directory), the image QEMU boots,
  * the results directory, the nonce, the tests and kselftest input, the initramfs. */
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,105 @@ char *run_new_results_dir(const char *what)
 	return dir;
 }
 
+static int remove_log(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_F && n > 4 && !strcmp(path + n - 4, ".log") && unlink(path) < 0 &&
+	    errno != ENOENT)
+		return -1;
+	if (flag == FTW_DP)
+		rmdir(path); /* emptied: a directory of the tests' names; else it stays */
+	return 0;
+}
+
+/* The per-test logs under dir (NAME.log, in the tests' directories), and the directories
+ * they leave empty; nothing else. A missing dir is no error. */
+static int remove_logs(const char *dir)
+{
+	if (access(dir, F_OK) < 0)
+		return 0;
+	return nftw(dir, remove_log, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Whether dir holds a tapboot run: results.json that tapboot wrote, or a console.log beside
+ * an image it built (a run stopped before its reports). */
+static bool is_tapboot_dir(const char *dir)
+{
+	static const char *const mark[][2] = {
+		{"results.json", "{\n  \"tapboot_version\""},
+		{"tests.cpio", "070701"},
+		{"initramfs.cpio", "070701"},
+	};
+	char *c = xasprintf("%s/console.log", dir);
+	bool console = !access(c, F_OK);
+
+	free(c);
+	for (size_t i = 0; i < ARRAY_SIZE(mark); i++) {
+		char *p = xasprintf("%s/%s", dir, mark[i][0]), buf[32] = "";
+		FILE *fp = fopen(p, "rb");
+		size_t want = strlen(mark[i][1]);
+		bool hit = fp && fread(buf, 1, want, fp) == want && !memcmp(buf, mark[i][1], want);
+
+		if (fp)
+			fclose(fp);
+		free(p);
+		if (hit && (i == 0 || console))
+			return true;
+	}
+	return false;
+}
+
+/* What an earlier tapboot run wrote into dir, removed before --force writes a new run there
+ * (its files stayed, a 4 MiB tests.cpio among them, mixed with the new run's). Only in a
+ * tapboot results directory (is_tapboot_dir) and only tapboot's names: anything else in dir
+ * stays. 0, or -1 after a message. */
+static int clear_old_run(const char *dir)
+{
+	static const char *const names[] = {
+		"console.log",	 "qemu.log",	"initramfs.cpio",     "tests.cpio",  "results.json",
+		"results.tap",	 "junit.xml",	"kcidb.json",	      "reproduce.sh", "matrix.json",
+		"kselftest.manifest",
+	};
+	DIR *d;
+	struct dirent *de;
+	char *p;
+	int ret = 0;
+
+	if (!is_tapboot_dir(dir))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && !ret; i++) {
+		p = xasprintf("%s/%s", dir, names[i]);
+		if (unlink(p) < 0 && errno != ENOENT)
+			ret = error_errno("cannot remove '%s' (--force)", p);
+		free(p);
+	}
+	/* -j's per-VM consoles and QEMU logs: console.N.log, qemu.N.log */
+	d = opendir(dir);
+	while (d && !ret && (de = readdir(d))) {
+		unsigned n;
+		char tail[8];
+
+		if ((sscanf(de->d_name, "console.%u.%7s", &n, tail) == 2 ||
+		     sscanf(de->d_name, "qemu.%u.%7s", &n, tail) == 2) &&
+		    !strcmp(tail, "log")) {
+			p = xasprintf("%s/%s", dir, de->d_name);
+			if (unlink(p) < 0 && errno != ENOENT)
+				ret = error_errno("cannot remove '%s' (--force)", p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	p = xasprintf("%s/tests", dir);
+	if (!ret && remove_logs(p) < 0)
+		ret = error_errno("cannot remove '%s' (--force)", p);
+	free(p);
+	return ret;
+}
+
 static int make_results_dir(struct run *r)
 {
 	if (r->out_dir) {
@@ -213,6 +314,8 @@ static int make_results_dir(struct run *r)
 				return error("results directory '%s' is not empty: pass --force "
 					     "to write into it, or choose another -o",
 					     r->out_dir);
+			if (r->o->force && clear_old_run(r->out_dir) < 0)
+				return -1;
 		} else {
 			r->dir_created = true;
 		}

@@ -112,6 +112,15 @@ mkdir -p "$WORK/full" && touch "$WORK/full/x"
 "$TAPBOOT" run --kernel "$k" -o "$WORK/full" "$g/pass" 2>"$WORK/e5"
 is "$?" 2 "non-empty -o without --force: exit 2"
 like "$(cat "$WORK/e5")" "not empty" "non-empty -o: says why"
+# --force into an earlier run's directory: that run's files go (issue 40: they stayed, mixed
+# with the new run's), anything else stays.
+"$TAPBOOT" run --kernel "$k" -o "$WORK/again" -q -j 2 "$g/pass" "$g/fail" >/dev/null 2>&1
+echo mine >"$WORK/again/notes.txt"
+"$TAPBOOT" run --kernel "$k" -o "$WORK/again" -q --force "$g/pass" >/dev/null 2>&1
+is "$?" 0 "--force over an earlier run: exit 0"
+is "$(cd "$WORK/again" && ls console.*.log tests/fail.log 2>/dev/null | wc -l):$(cat "$WORK/again/notes.txt")" "0:mine" \
+	"--force: the earlier run's consoles and logs are gone, the user's file stays"
+is "$(jq -c "[.tests[] | [.name, .result]]" "$WORK/again/results.json")" '[["pass","pass"]]' "--force: results.json holds the new run only"
 for opt in --timeout --idle-timeout --boot-timeout; do
 	out=$("$TAPBOOT" run --kernel "$k" -o "$WORK/bad6" $opt 4294967295 "$g/pass" 2>&1)
 	is "$?:$out" "2:tapboot: $opt wants whole seconds from 0 to 604800 (7 days), got '4294967295'" \
