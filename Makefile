@@ -240,7 +240,7 @@ kernels:
 		scripts/fetch-kernel.sh $$a trixie >/dev/null || exit 1; done
 
 # Small kernels with LKDTM (WARNING/BUG/Oops on demand), built once per machine and cached.
-test-kernels:
+test-kernels: tools
 	$(Q)for a in x86_64 arm64; do scripts/build-test-kernel.sh $$a || exit 1; done
 
 # The tests run in a second make, so that INIT_ARCHES (the architectures whose cross compiler is

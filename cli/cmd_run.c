@@ -17,6 +17,7 @@
 #include "json.h"
 #include "kernel_spec.h"
 #include "run.h"
+#include "run_build.h"
 #include "strbuf.h"
 
 static const char run_usage[] =
@@ -61,6 +62,8 @@ static const char run_usage[] =
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
 	"  --kcidb-origin NAME  the KCIDB origin in kcidb.json's ids (default tapboot)\n"
 	"\n"
+	CLI_BUILD_USAGE
+	"\n"
 	"kselftest (an install tree from make -C tools/testing/selftests install):\n"
 	"  --kselftest DIR      run DIR's kselftest-list.txt, each test from its collection's\n"
 	"                       directory with the timeout from its settings file\n"
@@ -70,7 +73,9 @@ static const char run_usage[] =
 	"                       kernel's config lacks are reported skipped, options named\n"
 	"\n"
 	"Exit status: 0 all tests passed or skipped, 1 a test failed or timed out, 2 bad usage or\n"
-	"input, 3 the boot or the VM failed (panic, hang, QEMU error), 130 interrupted.\n"
+	"input (or, without --bisect, a kernel that did not configure or build), 3 the boot or\n"
+	"the VM failed (panic, hang, QEMU error), 125 with --bisect: the kernel did not build,\n"
+	"130 interrupted.\n"
 	"Results: console.log, results.tap, results.json, junit.xml, kcidb.json, tests/NAME.log,\n"
 	"reproduce.sh in the results directory.\n";
 
@@ -142,6 +147,7 @@ static const struct option run_longopts[] = {
 	{ "test", required_argument, NULL, 't' },
 	CLI_POLICY_LONGOPTS,
 	{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
+	CLI_BUILD_LONGOPTS,
 	CLI_HELP_LONGOPT,
 	{ NULL, 0, NULL, 0 },
 };
@@ -263,10 +269,23 @@ static int test_option(struct run_opts *o, int c, const char *arg)
 
 /* After the options: what they need of each other, and each --arch given to its --kernel
  * (arches[narch]). The tests are what getopt left from optind. 0, or -1 after a message. */
-static int finish_opts(struct run_opts *o, const char **arches, size_t narch, int argc, char **argv)
+static int finish_opts(struct run_opts *o, const char **arches, size_t narch, int argc, char **argv,
+		       bool building)
 {
+	if (building) {
+		if (o->ntargets)
+			return error("run: --build SRC or --kernel, not both");
+		if (narch > 1)
+			return error("run: --build builds for one --arch, got %zu", narch);
+		/* the kernel is the build directory, once built (cmd_run) */
+		o->targets = xcalloc(1, sizeof(*o->targets));
+		o->targets[0] = (struct run_target){ NULL, narch ? arches[0] : NULL };
+		o->ntargets = 1;
+		narch = 0;
+	}
 	if (!o->ntargets)
-		return error("run: --kernel IMAGE is required (try 'tapboot run --help')");
+		return error("run: --kernel IMAGE (or --build SRC) is required (try 'tapboot run "
+			     "--help')");
 	if (optind >= argc && !o->kselftest)
 		return error("run: no tests given (try 'tapboot run --help')");
 	if (!o->kselftest &&
@@ -287,15 +306,18 @@ static int finish_opts(struct run_opts *o, const char **arches, size_t narch, in
 
 /* The command line into o (initialised), once: every --kernel with its --arch becomes a target.
  * 1 after --help (printed), 0, or -1 after a message. */
-static int parse_opts(struct run_opts *o, int argc, char **argv)
+static int parse_opts(struct run_opts *o, struct cli_build *b, int argc, char **argv)
 {
 	const char **arches = xcalloc((size_t)argc + 1, sizeof(*arches));
 	size_t alloc = 0, narch = 0;
 	int c, ret = -1;
 
 	optind = 0; /* 0, not 1: GNU getopt fully re-initialises (tests call cmd_run again) */
-	while ((c = getopt_long(argc, argv, "o:qhj:t:", run_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:O:qhj:t:", run_longopts, NULL)) != -1) {
 		int taken = cli_image_option(&o->image, &o->sysroot, c, optarg);
+
+		if (!taken && b)
+			taken = cli_build_option(b, c, optarg);
 
 		if (!taken)
 			taken = cli_policy_option(&o->policy, &o->expect_skip, c, optarg);
@@ -334,7 +356,11 @@ static int parse_opts(struct run_opts *o, int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = finish_opts(o, arches, narch, argc, argv);
+	if (b && !b->src && (b->dir || b->base || b->frags.n || b->debug.n || b->bisect || b->llvm)) {
+		error("run: -O, --base, --fragment, --debug, --bisect and --llvm go with --build SRC");
+		goto out;
+	}
+	ret = finish_opts(o, arches, narch, argc, argv, b && b->src);
 out:
 	free(arches);
 	return ret;
@@ -451,12 +477,25 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
+	struct cli_build b;
 	struct strbuf cl = STRBUF_INIT;
+	char *build_dir = NULL, *build_arch = NULL;
 	sigset_t mask;
 	int sigfd, status, ret;
 
 	run_opts_init(&o);
-	ret = parse_opts(&o, argc, argv);
+	cli_build_init(&b);
+	ret = parse_opts(&o, &b, argc, argv);
+	if (ret == 0 && b.src) {
+		status = cli_build_kernel(&b, o.targets[0].arch, o.quiet, &build_dir, &build_arch);
+		if (status != EXIT_PASS) {
+			cli_build_release(&b);
+			run_opts_release(&o);
+			return status;
+		}
+		o.targets[0] = (struct run_target){ build_dir, build_arch };
+	}
+	cli_build_release(&b);
 	if (ret != 0) {
 		run_opts_release(&o);
 		return ret > 0 ? EXIT_PASS : EXIT_USAGE;
@@ -479,6 +518,8 @@ int cmd_run(int argc, char **argv)
 		close(sigfd);
 	strbuf_release(&cl);
 	run_opts_release(&o);
+	free(build_dir);
+	free(build_arch);
 	cache_upkeep();
 	return status;
 }
@@ -496,7 +537,7 @@ int run_export(int argc, char **argv, bool kvm, struct run_export *x)
 	memset(x, 0, sizeof(*x));
 	strlist_init(&x->tests);
 	run_opts_init(&o);
-	if (parse_opts(&o, argc, argv) != 0)
+	if (parse_opts(&o, NULL, argc, argv) != 0)
 		goto out;
 	if (o.ntargets != 1) {
 		error("lava-job: one --kernel, got %zu", o.ntargets);

@@ -15,6 +15,8 @@ int cmd_run(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 /* tapboot kernel fetch ARCH [--release R] | list (cli/cmd_kernel.c) */
 int cmd_kernel(int argc, char **argv);
+/* tapboot series BASE..HEAD --build SRC TEST... (cli/cmd_series.c) */
+int cmd_series(int argc, char **argv);
 
 /* The initramfs options tapboot run and tapboot build share: one table (expanded into each
  * command's getopt table, needs <getopt.h>) and one parser. */

@@ -18,7 +18,8 @@ static const char usage[] =
 	"  parse         read a console log or TAP/KTAP stream and report its results\n"
 	"  compare       regressions and fixes between two runs\n"
 	"  repro         read, match and reproduce a kernel test robot (0-day) report\n"
-	"  kernel        fetch Debian's packaged kernels into the cache, list them\n"
+	"  kernel        fetch Debian's packaged kernels; configure and build a kernel tree\n"
+	"  series        build and test every commit of a range, name the one that broke a test\n"
 	"  lava-job      write a LAVA job for the run `run` would do\n"
 	"  lava-results  a LAVA job's log back into a results directory\n"
 	"  kcidb-submit  send results directories' kcidb.json to KernelCI's KCIDB\n"
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
 		{ "kcidb-submit", cmd_kcidb_submit },
 		{ "kernel", cmd_kernel },
 		{ "repro", cmd_repro },
+		{ "series", cmd_series },
 	};
 
 	error_set_prog("tapboot");

@@ -94,6 +94,26 @@ static size_t check_config(const struct kconfig *kc, const struct kconfig_needs 
 	return count;
 }
 
+void kconfig_check_fragment(const struct kconfig_needs *n, struct strbuf *out)
+{
+	const char *rd = kconfig_rd_option(n->compress);
+
+	for (size_t i = 0; i < ARRAY_SIZE(always); i++) {
+		if (always[i].only_if)
+			strbuf_addf(out, "%s=y\n", always[i].only_if);
+		strbuf_addf(out, "%s=y\n", always[i].opt);
+	}
+	if (n->cfg)
+		for (size_t i = 0; i < n->cfg->kconfig_console.n; i++)
+			strbuf_addf(out, "%s=y\n", n->cfg->kconfig_console.v[i]);
+	if (n->scripts)
+		strbuf_addstr(out, "CONFIG_BINFMT_SCRIPT=y\n");
+	if (rd)
+		strbuf_addf(out, "%s=y\n", rd);
+	if (n->modules)
+		strbuf_addstr(out, "CONFIG_MODULES=y\n");
+}
+
 size_t kconfig_check_text(const char *buf, size_t len, const struct kconfig_needs *n,
 			  struct strbuf *missing)
 {

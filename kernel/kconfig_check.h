@@ -25,6 +25,9 @@ struct kconfig_needs {
  * config is .config text (len bytes). */
 size_t kconfig_check_text(const char *buf, size_t len, const struct kconfig_needs *n,
 			  struct strbuf *missing);
+/* The same needs as a config fragment ("CONFIG_X=y" lines, what a need depends on first), for
+ * `tapboot kernel config`. */
+void kconfig_check_fragment(const struct kconfig_needs *n, struct strbuf *out);
 /* The check before a run boots. config NULL: skipped, with a note on stderr unless quiet;
  * returns 0. A missing option: an error naming the config, every missing option with why
  * tapboot needs it, and the fragment to add; returns -1 (bad input: exit 2). An unreadable

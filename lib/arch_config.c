@@ -33,7 +33,7 @@ void arch_config_release(struct arch_config *c)
 			  &c->elf_data,	     &c->qemu,	    &c->machine,       &c->machine_bzimage,
 			  &c->cpu_tcg,	     &c->cpu_kvm,	    &c->console,       &c->append,
 			  &c->qemu_args,     &c->bios,	    &c->multiarch,     &c->qemu_package,
-			  &c->debian_release, &c->snapshot_off, &c->snapshot_tests };
+			  &c->debian_release, &c->snapshot_off, &c->snapshot_tests, &c->kbuild_arch };
 
 	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
 		free(*strs[i]);
@@ -58,6 +58,7 @@ static const struct key keys[] = {
 	STR(arch, true),
 	{"uname_machine", K_LIST, offsetof(struct arch_config, uname_machine), false},
 	STR(kernel_arch, true),
+	STR(kbuild_arch, false),
 	STR(kconfig, true),
 	STR(debian_arch, false),
 	STR(debian_kernel, false),

@@ -14,6 +14,9 @@ struct arch_config {
 	char *arch; /* as users type it: x86_64, arm64, ... */
 	struct strlist uname_machine; /* what uname -m says on a host of this arch */
 	char *kernel_arch; /* the kernel's ARCH= value */
+	/* ARCH= for building (tapboot kernel config/build): kernel_arch unless set. x86_64 and
+	 * i386 fix CONFIG_64BIT, so tinyconfig starts from the right word size */
+	char *kbuild_arch;
 	char *kconfig; /* the .config symbol that says this arch (CONFIG_X86_64) */
 	char *debian_arch; /* dpkg architecture (amd64) */
 	char *debian_kernel; /* package to fetch, may be empty */

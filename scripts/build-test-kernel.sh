@@ -1,25 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # build-test-kernel.sh ARCH [FRAGMENT...]: builds a small kernel from Debian's linux-source-6.1
-# (tinyconfig + configs/test-kernel/common.config + ARCH.config + the FRAGMENTs), once per machine,
-# cached in $XDG_CACHE_HOME/tapboot/test-kernels/HASH/ by the hash of source version and config
-# fragments, and prints that build directory (tapboot run --kernel DIR takes it).
+# (tinyconfig + what tapboot needs on ARCH, configs/kernel/ARCH.config, + the crash-on-demand
+# configs/test-kernel/common.config + the FRAGMENTs), once per machine, cached in
+# $XDG_CACHE_HOME/tapboot/test-kernels/HASH/ by the hash of source version and config fragments,
+# and prints that build directory (tapboot run --kernel DIR takes it). The configuring and the
+# build are `tapboot kernel config` and `tapboot kernel build`'s; this adds the shared source
+# tree, the cache and the lock.
 set -eu
 usage() { echo "usage: build-test-kernel.sh ARCH [FRAGMENT...]  (ARCH: x86_64 or arm64)" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 arch=$1
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
-frags="$top/configs/test-kernel/common.config"
+tapboot=${TAPBOOT:-${OUT:-$top/build}/tapboot}
+[ -x "$tapboot" ] || { echo "build-test-kernel: no tapboot binary at '$tapboot' (make tools)" >&2; exit 2; }
 case $arch in
-x86_64) karch=x86_64 cross= target=bzImage image=arch/x86/boot/bzImage ;;
-arm64) karch=arm64 cross=aarch64-linux-gnu- target=Image image=arch/arm64/boot/Image ;;
+x86_64) cross= image=arch/x86/boot/bzImage ;;
+arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
 *) echo "build-test-kernel: unsupported architecture '$arch' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
-frags="$frags $top/configs/test-kernel/$arch.config"
+# The key's fragments: the crash-on-demand one, then the architecture's (their names and bytes:
+# the same key as when this script merged them itself, since the result is the same .config)
+frags="$top/configs/test-kernel/common.config $top/configs/kernel/$arch.config"
+user=
 for f in "$@"; do
 	[ -f "$f" ] || { echo "build-test-kernel: cannot open '$f': No such file or directory" >&2; exit 2; }
-	frags="$frags $(cd "$(dirname "$f")" && pwd)/$(basename "$f")"
+	f="$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"
+	frags="$frags $f"
+	user="$user $f"
 done
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 [ -f "$tarball" ] || { echo "build-test-kernel: cannot open '$tarball': No such file or directory (apt-get install linux-source-6.1; scripts/install-deps.sh does)" >&2; exit 2; }
@@ -74,30 +83,17 @@ fi
 work=$(mktemp -d "$cache/$arch-$hash.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-kmake() { make -s -C "$src" O="$work" ARCH="$karch" CROSS_COMPILE="$cross" "$@"; }
 echo "build-test-kernel: building $arch kernel in $work (log: $work/build.log)" >&2
-{
-	# shellcheck disable=SC2086
-	kmake tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$work" "$work/.config" $frags &&
-		kmake olddefconfig
-} >"$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; echo "build-test-kernel: configuration failed" >&2; exit 1; }
-
-# merge_config.sh only warns when Kconfig drops an option (unmet dependency): fail instead, so the
-# kernel has what the tests need.
-missing=
-for f in $frags; do
-	for opt in $(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$f"); do
-		grep -qx "$opt=y" "$work/.config" || missing="$missing $opt"
-	done
-done
-if [ -n "$missing" ]; then
-	echo "build-test-kernel: options dropped by Kconfig (unmet dependencies):$missing" >&2
+# --minimal: no tests image device (PCI) beyond what the fragments ask: these kernels are the
+# minimal ones the tests boot (tests in the initramfs)
+# shellcheck disable=SC2086
+if ! "$tapboot" kernel config "$src" -O "$work" --arch "$arch" --minimal \
+	"$top/configs/test-kernel/common.config" $user >/dev/null; then
+	echo "build-test-kernel: configuration failed" >&2
 	exit 1
 fi
-if ! kmake -j"$jobs" "$target" >>"$work/build.log" 2>&1; then
-	tail -30 "$work/build.log" >&2
-	echo "build-test-kernel: build failed (log above)" >&2
+if ! "$tapboot" kernel build "$src" -O "$work" --arch "$arch" -j "$jobs" -q >/dev/null; then
+	echo "build-test-kernel: build failed" >&2
 	exit 1
 fi
 rm -rf "$out"
