@@ -38,13 +38,14 @@ static const struct debug_set {
 	const char *name;
 	const char *options;
 } debug_sets[] = {
-	{"kasan", "CONFIG_KASAN=y\nCONFIG_KASAN_GENERIC=y\n"},
-	{"kfence", "CONFIG_KFENCE=y\n"},
+	/* both want SLUB (or SLAB); tinyconfig picks SLOB (6.1's kernel/configs/tiny.config) */
+	{"kasan", "CONFIG_SLUB=y\n# CONFIG_SLOB is not set\nCONFIG_KASAN=y\nCONFIG_KASAN_GENERIC=y\n"},
+	{"kfence", "CONFIG_SLUB=y\n# CONFIG_SLOB is not set\nCONFIG_KFENCE=y\n"},
 	{"lockdep", "CONFIG_PROVE_LOCKING=y\nCONFIG_DEBUG_ATOMIC_SLEEP=y\n"},
 	{"ubsan", "CONFIG_UBSAN=y\nCONFIG_UBSAN_BOUNDS=y\n"},
 	{"kmemleak", "CONFIG_DEBUG_KMEMLEAK=y\n"},
 	{"kcsan", "CONFIG_KCSAN=y\n"},
-	{"slub", "CONFIG_SLUB_DEBUG=y\nCONFIG_SLUB_DEBUG_ON=y\n"},
+	{"slub", "CONFIG_SLUB=y\n# CONFIG_SLOB is not set\nCONFIG_SLUB_DEBUG=y\nCONFIG_SLUB_DEBUG_ON=y\n"},
 	{"vm", "CONFIG_DEBUG_VM=y\n"},
 	{"list", "CONFIG_DEBUG_LIST=y\n"},
 	/* symbols for gdb (tapboot shell --gdb) and the tree's gdb scripts (lx-symbols) */

@@ -34,7 +34,7 @@ if [ ! -f "$repo/.tapboot-done" ]; then
 	rm -rf "$repo" "$repo.tmp"
 	cp -al "$src" "$repo.tmp"
 	git -C "$repo.tmp" init -q
-	git -C "$repo.tmp" add -A
+	git -C "$repo.tmp" add -A -f # -f: Debian's linux-source .gitignore ignores everything at the top (/*)
 	git -C "$repo.tmp" commit -q -m "linux-source as released"
 	mv "$repo.tmp" "$repo"
 	base=$(g rev-parse HEAD)
