@@ -39,14 +39,15 @@ HOST_CFLAGS := $(BASE_CFLAGS) -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDI
 	-DTAPBOOT_BUILDDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
 # The include paths are the dependency rule (docs/DESIGN.md):
-#   cli -> lkp, lava, kcidb -> run -> builder, kernel, qemu, results -> lib
+#   cli -> lkp, lava, kcidb, series -> run -> builder, kernel, qemu, results -> lib
 # A module (builder/, kernel/, qemu/, results/) sees only lib/ (and its own folder's headers, by
-# "" lookup); run/ sees the modules; lkp/, lava/ and kcidb/ see run/ too, never each other;
+# "" lookup); run/ sees the modules; lkp/, lava/, kcidb/ and series/ see run/ too, never each
+# other;
 # cli/ sees them all. An include the wrong way fails to compile.
 MODULE_INC := -Ibuilder -Ikernel -Iqemu -Iresults
 SERVICE_INC := $(MODULE_INC) -Irun
-inc_of = $(strip $(if $(filter cli/%,$(1)),$(SERVICE_INC) -Ilkp -Ilava -Ikcidb, \
-	$(if $(filter lkp/% lava/% kcidb/%,$(1)),$(SERVICE_INC), \
+inc_of = $(strip $(if $(filter cli/%,$(1)),$(SERVICE_INC) -Ilkp -Ilava -Ikcidb -Iseries, \
+	$(if $(filter lkp/% lava/% kcidb/% series/%,$(1)),$(SERVICE_INC), \
 	$(if $(filter run/%,$(1)),$(MODULE_INC)))))
 HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
@@ -69,7 +70,7 @@ endif
 
 # ---- sources: folders are the architecture (docs in README "Layout") ----
 LIB_SRCS := $(sort $(wildcard lib/*.c))
-HOST_DIRS := builder kernel qemu results run lkp lava kcidb cli
+HOST_DIRS := builder kernel qemu results run lkp lava kcidb series cli
 HOST_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS))))
 HOST_MAIN := cli/tapboot.c
 INIT_SRCS := $(sort $(wildcard init/*.c))

@@ -21,9 +21,6 @@ struct cli_build {
 	unsigned jobs;	  /* --build-jobs (0: the CPUs online) */
 };
 
-/* git bisect run's "this commit cannot be tested" */
-#define EXIT_BISECT_SKIP 125
-
 enum { CLI_OPT_BUILD = 600, CLI_OPT_BUILD_DIR, CLI_OPT_BASE, CLI_OPT_FRAGMENT, CLI_OPT_DEBUG,
        CLI_OPT_BISECT, CLI_OPT_LLVM, CLI_OPT_BUILD_JOBS };
 

@@ -49,6 +49,14 @@ int kbuild_debug_fragment(const char *name, struct strbuf *out);
  * Kconfig did not keep is an error naming it, what it depends on (its Kconfig entry) and which
  * of those are off. -1 after a message (bad input: exit 2). */
 int kbuild_configure(const struct kbuild *kb, const struct kbuild_config *c);
+/* kbuild_configure, unless kb->out/.config was made from the same inputs (c, the arch's
+ * fragment, tapboot's version: a key in out/tapboot-config.key); *configured says whether it
+ * ran. -1 after a message. */
+int kbuild_configure_if_changed(const struct kbuild *kb, const struct kbuild_config *c,
+				bool *configured);
+/* A directory of the cache for the tree src: cache/KIND/NAME-HASH[/ARCH] (NAME the tree's
+ * directory name, HASH of its real path). Caller frees. */
+char *kbuild_cache_dir(const char *kind, const char *src, const char *arch);
 /* The tree's make in kb->out: the image (the arch's first image path) and, when the config has
  * CONFIG_MODULES, the modules; ccache when it is installed. The log in out/build.log. 0 and the
  * image's path in *image (caller frees); -1 after a message naming the compiler's first error

@@ -13,6 +13,9 @@ enum {
 	EXIT_TESTS_FAILED = 1,
 	EXIT_USAGE = 2,
 	EXIT_VM = 3,
+	/* run --build --bisect: a kernel that does not configure or build (git bisect run's
+	 * "this commit cannot be tested") */
+	EXIT_BISECT_SKIP = 125,
 	EXIT_INTERRUPTED = 130,
 };
 
