@@ -85,7 +85,7 @@ static void scan_kconfig(struct explain *e, const char *path, const char *rel)
 {
 	char *buf;
 	size_t len;
-	bool in = false;
+	bool in = false, help = false;
 	unsigned lineno = 0;
 
 	if (read_file(path, &buf, &len) < 0)
@@ -97,12 +97,16 @@ static void scan_kconfig(struct explain *e, const char *path, const char *rel)
 		lineno++;
 		if (p < le && !isspace((unsigned char)*p)) {
 			in = entry_of(p, le - p, e->sym);
+			help = false;
 			if (in)
 				e->entries++;
-		} else if (in) {
+		} else if (in && !help) {
 			while (t < le && isspace((unsigned char)*t))
 				t++;
-			if (le - t > 11 && !strncmp(t, "depends on", 10) && isspace((unsigned char)t[10])) {
+			/* the help text runs to the next entry: its words are not attributes */
+			if ((le - t == 4 && !strncmp(t, "help", 4)) || !strncmp(t, "---help---", 10))
+				help = true;
+			else if (le - t > 11 && !strncmp(t, "depends on", 10) && isspace((unsigned char)t[10])) {
 				const char *x = t + 11;
 
 				while (x < le && isspace((unsigned char)*x))
