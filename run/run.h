@@ -55,6 +55,10 @@ struct run_opts {
 	struct strlist filters;
 	char **tests;
 	size_t ntests;
+	/* the results history (history.h): --history FILE (NULL: the default), --no-history,
+	 * --history-label (what the run is recorded as; NULL: "run") */
+	const char *history, *history_label;
+	bool no_history;
 };
 
 void run_opts_init(struct run_opts *o);
@@ -148,6 +152,11 @@ void run_boot(struct run *r, int sigfd);
 /* Reports, consoles, reproduce.sh, the summary on stdout; the exit status. cmd_line is the
  * tapboot command for reproduce.sh. */
 int run_finish(struct run *r, const char *cmd_line);
+
+/* After run_finish, the results directory written: the run and each test's verdict into the
+ * results history (run/record.c), kernel as the user gave it. A history that cannot be
+ * written is a warning: the results are in the directory already. */
+void run_record_history(struct run *r, const char *kernel, int status);
 
 /* What `tapboot run` would boot, prepared by run_prepare_export without booting (tapboot
  * lava-job, cli/cmd_lava.c). */
