@@ -77,4 +77,9 @@ int history_stats_read(const char *path, const char *kernel, const char *test,
 bool history_known_flaky(const char *path, const char *test, const char *kernel_sha256,
 			 const char *kernel_release, unsigned *pass, unsigned *fail);
 
+/* The history's page (history_html.c): per test and kernel the pass rate, each run as a
+ * square and the pass rate over the runs as a line, inline SVG; written atomically. -1 after
+ * a message. */
+int history_html_write(const char *path, const char *history, const struct history_stats *s);
+
 #endif

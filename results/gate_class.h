@@ -18,6 +18,7 @@
 #define TAPBOOT_GATE_CLASS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum gate_class {
 	GATE_PASS,
@@ -47,5 +48,33 @@ enum gate_class gate_classify(const struct gate_counts *c);
 bool gate_needs_rerun(const struct gate_counts *c, bool b, unsigned reruns);
 /* Does this class fail the gate (exit 1)? flaky only when flaky_fails (--flaky=fail). */
 bool gate_class_fails(enum gate_class c, bool flaky_fails);
+
+/* A gate's outcome, for its reports (results/gate_report.c). */
+struct gate_side {
+	const char *kernel;  /* as given */
+	const char *release; /* uname -r of its first run, may be NULL */
+	const char *dir;     /* its first run's results directory */
+};
+struct gate_row {
+	const char *name;
+	struct gate_counts c;
+	enum gate_class cls;
+	const char *a_verdicts, *b_verdicts; /* verdict names in run order, space-separated */
+	bool known_flaky; /* the history had it both pass and fail on B's kernel before */
+};
+struct gate_report {
+	struct gate_side a, b;
+	const struct gate_row *rows;
+	size_t nrows;
+	unsigned reruns;
+	bool flaky_fails;
+	int status;
+};
+/* gate.json and gate.html (both kernels side by side, the rerun counts; inline SVG, no
+ * scripts), each written to FILE.tmp and renamed. -1 after a message. */
+int gate_json_write(const char *path, const struct gate_report *g);
+int gate_html_write(const char *path, const struct gate_report *g);
+/* The rule in one line, as the reports state it. */
+extern const char gate_rule_text[];
 
 #endif
