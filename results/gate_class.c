@@ -29,13 +29,14 @@ enum gate_class gate_classify(const struct gate_counts *c)
 	return c->b_fail ? GATE_FAILING : GATE_FIXED;
 }
 
-bool gate_needs_rerun(const struct gate_counts *c, bool b, unsigned reruns)
+bool gate_needs_rerun(const struct gate_counts *c, bool b, unsigned reruns, bool known_flaky)
 {
 	unsigned runs = b ? c->b_runs : c->a_runs;
 
 	switch (gate_classify(c)) {
 	case GATE_PASS:
 	case GATE_NEW:
+		return known_flaky && runs > 0 && runs < 1 + reruns;
 	case GATE_FLAKY:
 	case GATE_VANISHED:
 		return false;

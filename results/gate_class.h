@@ -43,9 +43,10 @@ const char *gate_class_name(enum gate_class c);
 enum gate_class gate_classify(const struct gate_counts *c);
 /* Does the test need another run on side A (b false) or B (b true), given reruns done so
  * far on that side and the limit? A test whose verdicts differ between the sides or that did
- * not pass on both is rerun, until its class is flaky (final under the rule: more runs cannot
- * make a mixed side uniform) or the side has 1 + reruns runs. */
-bool gate_needs_rerun(const struct gate_counts *c, bool b, unsigned reruns);
+ * not pass on both is rerun, and so is a passing one the history knows as flaky (known_flaky:
+ * it may have passed by luck), until its class is flaky (final under the rule: more runs
+ * cannot make a mixed side uniform) or the side has 1 + reruns runs. */
+bool gate_needs_rerun(const struct gate_counts *c, bool b, unsigned reruns, bool known_flaky);
 /* Does this class fail the gate (exit 1)? flaky only when flaky_fails (--flaky=fail). */
 bool gate_class_fails(enum gate_class c, bool flaky_fails);
 
@@ -60,7 +61,7 @@ struct gate_row {
 	struct gate_counts c;
 	enum gate_class cls;
 	const char *a_verdicts, *b_verdicts; /* verdict names in run order, space-separated */
-	bool known_flaky; /* the history had it both pass and fail on B's kernel before */
+	bool known_flaky; /* the history had it both pass and fail on A or B before this gate */
 };
 struct gate_report {
 	struct gate_side a, b;

@@ -26,6 +26,7 @@ struct gtest {
 	struct gate_counts c;
 	struct strbuf av, bv; /* verdicts in run order */
 	size_t order;
+	bool known; /* the history had it passing and failing before this gate (known_flaky) */
 };
 
 struct gate {
@@ -221,7 +222,8 @@ static int reruns(struct gate *g)
 		strlist_init(&f[1]);
 		for (size_t i = 0; i < g->n; i++)
 			for (int b = 0; b < 2; b++)
-				if ((b || o->base) && gate_needs_rerun(&g->t[i].c, b, o->reruns))
+				if ((b || o->base) &&
+				    gate_needs_rerun(&g->t[i].c, b, o->reruns, g->t[i].known))
 					strlist_push(&f[b], g->t[i].name);
 		for (int b = 0; b < 2 && !st; b++) {
 			char *dir = xasprintf("%s/rerun-%u-%s", g->dir, round, b ? "kernel" : "base");
@@ -241,21 +243,33 @@ static int reruns(struct gate *g)
 	return 0;
 }
 
-/* The history's runs of this test on B's kernel before this gate: flaky when it both passed
- * and failed there (this gate's own runs, recorded already, taken out). */
+/* The history's runs of this test before this gate, on either kernel of the gate: flaky
+ * when it both passed and failed on one of them (this gate's own runs, recorded already,
+ * taken out). A test's flakiness is its own more than a kernel's: a flaky side on A explains
+ * a failure on B. */
 static bool known_flaky(struct gate *g, const struct gtest *t)
 {
-	unsigned pass, fail, own_pass, own_fail;
-	bool same = g->release[0] && g->release[1] && !strcmp(g->release[0], g->release[1]);
+	const struct gate_counts *c = &t->c;
 
-	if (g->o->no_history || !g->release[1])
+	if (g->o->no_history)
 		return false;
-	history_known_flaky(g->o->history, t->name, NULL, g->release[1], &pass, &fail);
-	own_fail = t->c.b_fail + (same ? t->c.a_fail : 0);
-	own_pass = t->c.b_runs - t->c.b_fail + (same ? t->c.a_runs - t->c.a_fail : 0);
-	pass = pass > own_pass ? pass - own_pass : 0;
-	fail = fail > own_fail ? fail - own_fail : 0;
-	return pass && fail;
+	for (int s = 0; s < 2; s++) {
+		const char *rel = g->release[s];
+		unsigned pass, fail, own_pass = 0, own_fail = 0;
+
+		if (!rel || (s && g->release[0] && !strcmp(rel, g->release[0])))
+			continue;
+		history_known_flaky(g->o->history, t->name, NULL, rel, &pass, &fail);
+		for (int side = 0; side < 2; side++) {
+			if (!g->release[side] || strcmp(g->release[side], rel))
+				continue;
+			own_fail += side ? c->b_fail : c->a_fail;
+			own_pass += side ? c->b_runs - c->b_fail : c->a_runs - c->a_fail;
+		}
+		if (pass > own_pass && fail > own_fail)
+			return true;
+	}
+	return false;
 }
 
 static int by_class(const void *x, const void *y)
@@ -285,9 +299,7 @@ static int report(struct gate *g)
 		struct gtest *t = &g->t[i];
 
 		rows[i] = (struct gate_row){t->name, t->c, gate_classify(&t->c), t->av.buf, t->bv.buf,
-					    false};
-		if (rows[i].cls != GATE_PASS && rows[i].cls != GATE_NEW && rows[i].cls != GATE_FIXED)
-			rows[i].known_flaky = known_flaky(g, t);
+					    t->known};
 		count[rows[i].cls]++;
 		if (gate_class_fails(rows[i].cls, g->o->flaky_fails))
 			rep.status = EXIT_TESTS_FAILED;
@@ -299,7 +311,7 @@ static int report(struct gate *g)
 		printf("%-11s  %s: A %u/%u passed, B %u/%u passed%s\n", gate_class_name(r->cls),
 		       r->name, r->c.a_runs - r->c.a_fail, r->c.a_runs, r->c.b_runs - r->c.b_fail,
 		       r->c.b_runs, r->known_flaky ? " (known flaky: the history has it both "
-						     "passing and failing on this kernel)" : "");
+						     "passing and failing before)" : "");
 	}
 	printf("gate:");
 	for (int c = 0; c < GATE_CLASS_COUNT; c++)
@@ -351,6 +363,9 @@ int run_gate(const struct gate_opts *o)
 		st = one_run(&g, true, "gate-kernel", o->kernel, d, &none);
 		free(d);
 	}
+	/* before the reruns: a pass the history knows as flaky is rerun too */
+	for (size_t i = 0; !st && i < g.n; i++)
+		g.t[i].known = known_flaky(&g, &g.t[i]);
 	if (!st)
 		st = reruns(&g);
 	if (!st)

@@ -91,27 +91,34 @@ static void test_reruns(void)
 			   fail = {3, 3, 3, 3}, newf = {0, 0, 1, 1}, gone = {1, 1, 0, 0};
 
 	/* a disagreement is rerun on both sides until 1 + N runs */
-	check(gate_needs_rerun(&reg, false, 5));
-	check(gate_needs_rerun(&reg, true, 5));
+	check(gate_needs_rerun(&reg, false, 5, false));
+	check(gate_needs_rerun(&reg, true, 5, false));
 	reg = (struct gate_counts){6, 0, 6, 6};
-	check(!gate_needs_rerun(&reg, false, 5));
-	check(!gate_needs_rerun(&reg, true, 5));
-	check(gate_needs_rerun(&reg, true, 6));
+	check(!gate_needs_rerun(&reg, false, 5, false));
+	check(!gate_needs_rerun(&reg, true, 5, false));
+	check(gate_needs_rerun(&reg, true, 6, false));
 	/* --reruns 0: never */
 	reg = (struct gate_counts){1, 0, 1, 1};
-	check(!gate_needs_rerun(&reg, true, 0));
+	check(!gate_needs_rerun(&reg, true, 0, false));
 	/* flaky is final: no more reruns */
-	check(!gate_needs_rerun(&flaky, false, 5));
-	check(!gate_needs_rerun(&flaky, true, 5));
-	check(!gate_needs_rerun(&pass, true, 5));
+	check(!gate_needs_rerun(&flaky, false, 5, false));
+	check(!gate_needs_rerun(&flaky, true, 5, false));
+	check(!gate_needs_rerun(&pass, true, 5, false));
+	/* a pass the history knows as flaky is rerun on both sides, to 1 + N runs */
+	check(gate_needs_rerun(&pass, true, 5, true));
+	check(gate_needs_rerun(&pass, false, 5, true));
+	pass = (struct gate_counts){6, 0, 6, 0};
+	check(!gate_needs_rerun(&pass, true, 5, true));
+	check(!gate_needs_rerun(&flaky, true, 5, true));
+	check(!gate_needs_rerun(&gone, true, 5, true));
 	/* failing on both is rerun: it may be flaky */
-	check(gate_needs_rerun(&fail, false, 5));
-	check(gate_needs_rerun(&fail, true, 5));
+	check(gate_needs_rerun(&fail, false, 5, false));
+	check(gate_needs_rerun(&fail, true, 5, false));
 	/* a new failing test is rerun on B only, a vanished one never */
-	check(gate_needs_rerun(&newf, true, 5));
-	check(!gate_needs_rerun(&newf, false, 5));
-	check(!gate_needs_rerun(&gone, false, 5));
-	check(!gate_needs_rerun(&gone, true, 5));
+	check(gate_needs_rerun(&newf, true, 5, false));
+	check(!gate_needs_rerun(&newf, false, 5, false));
+	check(!gate_needs_rerun(&gone, false, 5, false));
+	check(!gate_needs_rerun(&gone, true, 5, false));
 }
 
 static void test_fails(void)
@@ -197,7 +204,7 @@ int main(void)
 {
 	TEST(test_stated_cases, "the rule's stated cases, one run a side and with reruns");
 	TEST(test_every_small_n, "every count up to 4 runs a side has the README's class");
-	TEST(test_reruns, "what is rerun: until 1 + N runs, never flaky, pass or vanished");
+	TEST(test_reruns, "what is rerun: until 1 + N runs; never flaky or vanished; pass only when known flaky");
 	TEST(test_fails, "regression and new-failing fail the gate, flaky only with --flaky=fail");
 	TEST(test_html_escape, "HTML escaping: markup, quotes, invalid UTF-8, controls");
 	TEST(test_reports, "gate.json and gate.html: names escaped, counts, the rule stated");
