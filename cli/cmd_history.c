@@ -47,8 +47,10 @@ static void print_text(const struct history_stats *s)
 		if (h->first_fail_dir)
 			when(t, sizeof(t), h->first_fail_time);
 		printf("%-32s %-24s %5u %5u %5u %5.0f%%  %s%s%s%s\n", h->test,
-		       h->kernel_release ? h->kernel_release : h->kernel ? h->kernel : "?", h->runs,
-		       h->pass, h->fail, h->runs ? 100.0 * h->pass / h->runs : 0.0, t,
+		       h->kernel_release ? h->kernel_release
+		       : h->kernel	 ? h->kernel
+					 : "?",
+		       h->runs, h->pass, h->fail, h->runs ? 100.0 * h->pass / h->runs : 0.0, t,
 		       h->first_fail_dir ? " " : "", h->first_fail_dir ? h->first_fail_dir : "",
 		       h->pass && h->fail ? "  flaky" : "");
 		nflaky += h->pass && h->fail;
@@ -109,11 +111,20 @@ int cmd_history(int argc, char **argv)
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_HISTORY: path = optarg; break;
-		case OPT_KERNEL: kernel = optarg; break;
-		case OPT_JSON: json = true; break;
-		case OPT_HTML: html = optarg; break;
-		default: return cli_usage_option(c, history_usage, "history");
+		case OPT_HISTORY:
+			path = optarg;
+			break;
+		case OPT_KERNEL:
+			kernel = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_HTML:
+			html = optarg;
+			break;
+		default:
+			return cli_usage_option(c, history_usage, "history");
 		}
 	}
 	if (optind + 1 < argc) {

@@ -148,8 +148,8 @@ static int insert_run(struct history_db *h, const struct history_run *run, sqlit
 	return 0;
 }
 
-static int insert_results(struct history_db *h, sqlite3_int64 id,
-			  const struct history_result *res, size_t n)
+static int insert_results(struct history_db *h, sqlite3_int64 id, const struct history_result *res,
+			  size_t n)
 {
 	static const char sql[] = "INSERT INTO results(run_id, test, test_sha256, verdict,"
 				  " duration_s) VALUES (?,?,?,?,?)";

@@ -22,10 +22,10 @@
 
 /* One run as recorded; strings may be NULL (stored as NULL). */
 struct history_run {
-	double time;	    /* epoch seconds */
-	const char *label;  /* "run", "gate-base", "gate-kernel", "gate-rerun-base", ... */
-	const char *dir;    /* the results directory (absolute) */
-	const char *kernel; /* as the user gave it (--kernel) */
+	double time;		    /* epoch seconds */
+	const char *label;	    /* "run", "gate-base", "gate-kernel", "gate-rerun-base", ... */
+	const char *dir;	    /* the results directory (absolute) */
+	const char *kernel;	    /* as the user gave it (--kernel) */
 	const char *kernel_release; /* uname -r the guest printed */
 	const char *kernel_sha256, *config_sha256;
 	const char *arch;
@@ -34,7 +34,7 @@ struct history_run {
 };
 
 struct history_result {
-	const char *test; /* subtests as "parent :: sub" */
+	const char *test;	 /* subtests as "parent :: sub" */
 	const char *test_sha256; /* the test file's content, NULL when unknown */
 	const char *verdict;	 /* verdict_name() */
 	double duration_s;	 /* -1 unknown */
@@ -52,9 +52,9 @@ int history_record(const char *path, const struct history_run *run,
 /* Pass rates per test and kernel (history_query.c). */
 struct history_stat {
 	char *test;
-	char *kernel;	      /* the kernel as given, of the latest run */
-	char *kernel_release; /* may be NULL */
-	char *kernel_sha256;  /* may be NULL */
+	char *kernel;		   /* the kernel as given, of the latest run */
+	char *kernel_release;	   /* may be NULL */
+	char *kernel_sha256;	   /* may be NULL */
 	unsigned runs, pass, fail; /* pass: not a failure (pass, skip, xfail) */
 	char *outcomes; /* one letter per run, oldest first: P pass, S skip or xfail, F failure */
 	double first_fail_time; /* 0: never failed */

@@ -48,8 +48,9 @@ static int page_fn(FILE *fp, const void *ctx)
 	html_page_begin(fp, "tapboot history");
 	fputs("<p>", fp);
 	html_put(fp, p->history);
-	fprintf(fp, ": %zu tests and kernels. Pass: not a failure (pass, skip, xfail). The line is "
-		    "the pass rate over the runs so far, oldest left.</p>\n",
+	fprintf(fp,
+		": %zu tests and kernels. Pass: not a failure (pass, skip, xfail). The line is "
+		"the pass rate over the runs so far, oldest left.</p>\n",
 		p->s->n);
 	fputs("<table class=\"history\">\n<tr><th>test</th><th>kernel</th><th>runs</th><th>pass"
 	      "</th><th>fail</th><th>pass rate</th><th>runs, oldest first</th></tr>\n",
@@ -63,7 +64,8 @@ static int page_fn(FILE *fp, const void *ctx)
 		fputs("</td><td>", fp);
 		html_put(fp, h->kernel_release ? h->kernel_release : h->kernel);
 		fprintf(fp,
-			"</td><td>%u</td><td>%u</td><td>%u</td><td class=\"v %s\">%.0f%% %s</td><td>",
+			"</td><td>%u</td><td>%u</td><td>%u</td><td class=\"v %s\">%.0f%% "
+			"%s</td><td>",
 			h->runs, h->pass, h->fail, cls, h->runs ? 100.0 * h->pass / h->runs : 0.0,
 			cls);
 		runs_svg(fp, h->outcomes);

@@ -15,11 +15,21 @@ void html_putn(FILE *fp, const char *s, size_t n)
 		size_t l = utf8_decode(u + i, n - i, &cp);
 
 		switch (cp) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&#39;", fp); break;
+		case '&':
+			fputs("&amp;", fp);
+			break;
+		case '<':
+			fputs("&lt;", fp);
+			break;
+		case '>':
+			fputs("&gt;", fp);
+			break;
+		case '"':
+			fputs("&quot;", fp);
+			break;
+		case '\'':
+			fputs("&#39;", fp);
+			break;
 		default:
 			if ((cp == 0xfffd && l == 1) || (cp < 0x20 && cp != '\t' && cp != '\n') ||
 			    cp == 0x7f)
@@ -44,7 +54,8 @@ void html_page_begin(FILE *fp, const char *title)
 	fputs("</title>\n<style>\n"
 	      "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
 	      "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
-	      "th,td{border:1px solid #ccc;padding:0.2em 0.6em;text-align:left;vertical-align:top}\n"
+	      "th,td{border:1px solid #ccc;padding:0.2em "
+	      "0.6em;text-align:left;vertical-align:top}\n"
 	      "th{background:#eee}\n"
 	      "td.v{font-weight:bold}\n"
 	      "pre{background:#f6f6f6;border:1px solid #ddd;padding:0.5em;overflow-x:auto}\n"
@@ -58,7 +69,8 @@ void html_page_begin(FILE *fp, const char *title)
 
 void html_page_end(FILE *fp)
 {
-	fputs("<p><small>written by tapboot: plain HTML, no scripts</small></p>\n</body>\n</html>\n",
+	fputs("<p><small>written by tapboot: plain HTML, no "
+	      "scripts</small></p>\n</body>\n</html>\n",
 	      fp);
 }
 
@@ -67,11 +79,11 @@ const char *html_colour(const char *verdict)
 	static const struct {
 		const char *name, *colour;
 	} map[] = {
-		{"pass", "#2da44e"},	   {"fixed", "#2da44e"},   {"new", "#2da44e"},
-		{"skip", "#8c959f"},	   {"xfail", "#8c959f"},   {"vanished", "#8c959f"},
-		{"flaky", "#d4a72c"},	   {"fail", "#cf222e"},	   {"regression", "#cf222e"},
+		{"pass", "#2da44e"},	    {"fixed", "#2da44e"},   {"new", "#2da44e"},
+		{"skip", "#8c959f"},	    {"xfail", "#8c959f"},   {"vanished", "#8c959f"},
+		{"flaky", "#d4a72c"},	    {"fail", "#cf222e"},    {"regression", "#cf222e"},
 		{"new-failing", "#cf222e"}, {"failing", "#a40e26"}, {"timeout", "#bc4c00"},
-		{"crash", "#6639ba"},	   {"xpass", "#bc4c00"},   {"missing", "#57606a"},
+		{"crash", "#6639ba"},	    {"xpass", "#bc4c00"},   {"missing", "#57606a"},
 	};
 
 	for (size_t i = 0; verdict && i < sizeof(map) / sizeof(map[0]); i++)

@@ -65,7 +65,8 @@ static int json_fn(FILE *fp, const void *ctx)
 			gate_class_name(r->cls), r->known_flaky ? "true" : "false", r->c.a_runs,
 			r->c.a_fail);
 		verdicts_json(fp, r->a_verdicts);
-		fprintf(fp, "}, \"kernel\": {\"runs\": %u, \"fail\": %u, \"verdicts\": ", r->c.b_runs,
+		fprintf(fp,
+			"}, \"kernel\": {\"runs\": %u, \"fail\": %u, \"verdicts\": ", r->c.b_runs,
 			r->c.b_fail);
 		verdicts_json(fp, r->b_verdicts);
 		fputs("}}", fp);
@@ -134,8 +135,9 @@ static int html_fn(FILE *fp, const void *ctx)
 	const struct gate_report *g = ctx;
 
 	html_page_begin(fp, "tapboot gate");
-	fprintf(fp, "<p>Exit status %d. Up to %u reruns a side, interleaved; flaky tests %s the "
-		    "gate.</p>\n<p><small>",
+	fprintf(fp,
+		"<p>Exit status %d. Up to %u reruns a side, interleaved; flaky tests %s the "
+		"gate.</p>\n<p><small>",
 		g->status, g->reruns, g->flaky_fails ? "fail" : "do not fail");
 	html_put(fp, gate_rule_text);
 	fputs("</small></p>\n<table class=\"gate\">\n<tr><th>test</th><th>class</th>", fp);

@@ -100,8 +100,9 @@ static void timeline(FILE *fp, const struct report_run *r)
 		end[v] += d;
 		fputs("<g><title>", fp);
 		html_put(fp, t->name);
-		fprintf(fp, ": %s, %.3f s</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
-			    "height=\"%d\" fill=\"%s\" stroke=\"#fff\"/>",
+		fprintf(fp,
+			": %s, %.3f s</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
+			"height=\"%d\" fill=\"%s\" stroke=\"#fff\"/>",
 			verdict_name(t->verdict), d, x, (v - 1) * LANE_H + 4, w, LANE_H - 8,
 			html_colour(verdict_name(t->verdict)));
 		if (w > 60) {

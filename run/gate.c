@@ -4,6 +4,7 @@
  * reports. Each run is a `tapboot run` of this binary into a directory under the gate's. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,17 @@ static char *glob_escape(const char *s)
 	return strbuf_detach(&sb);
 }
 
+/* The run being waited for: an interrupt of the gate is passed on to it, which stops its QEMU
+ * and writes its partial results (exit 130); the gate then stops. A file-local static: a
+ * signal handler has no other way to it. */
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
 /* `tapboot run` of kernel into dir, its output in dir.log; its exit status, or -1. */
 static int spawn(struct gate *g, const char *label, const char *kernel, const char *dir,
 		 const struct strlist *filters)
@@ -117,10 +129,18 @@ static int spawn(struct gate *g, const char *label, const char *kernel, const ch
 		error_errno("cannot run /proc/self/exe");
 		_exit(127);
 	} else {
-		int ws;
+		struct sigaction sa = {.sa_handler = forward_signal}, old[3];
+		static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+		int ws = 0;
 
+		child_pid = pid;
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &sa, &old[i]);
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 			;
+		child_pid = 0;
+		for (int i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
 		st = WIFEXITED(ws) ? WEXITSTATUS(ws) : EXIT_INTERRUPTED;
 	}
 	close(fd);
@@ -184,8 +204,8 @@ static void show_log(const char *dir)
 }
 
 /* One run and its counts: 0, or the gate's exit status when it must stop. */
-static int one_run(struct gate *g, bool b, const char *label, const char *kernel,
-		   const char *dir, const struct strlist *filters)
+static int one_run(struct gate *g, bool b, const char *label, const char *kernel, const char *dir,
+		   const struct strlist *filters)
 {
 	bool first = !filters->n;
 	int st = spawn(g, label, kernel, dir, filters), seen;
@@ -226,7 +246,8 @@ static int reruns(struct gate *g)
 				    gate_needs_rerun(&g->t[i].c, b, o->reruns, g->t[i].known))
 					strlist_push(&f[b], g->t[i].name);
 		for (int b = 0; b < 2 && !st; b++) {
-			char *dir = xasprintf("%s/rerun-%u-%s", g->dir, round, b ? "kernel" : "base");
+			char *dir =
+				xasprintf("%s/rerun-%u-%s", g->dir, round, b ? "kernel" : "base");
 
 			if (f[b].n)
 				st = one_run(g, b, b ? "gate-rerun-kernel" : "gate-rerun-base",
@@ -288,8 +309,11 @@ static int report(struct gate *g)
 	struct gate_report rep = {
 		.a = {g->o->base, g->release[0], g->first[0]},
 		.b = {g->o->kernel, g->release[1], g->first[1]},
-		.rows = rows, .nrows = g->n, .reruns = g->o->reruns,
-		.flaky_fails = g->o->flaky_fails, .status = EXIT_PASS,
+		.rows = rows,
+		.nrows = g->n,
+		.reruns = g->o->reruns,
+		.flaky_fails = g->o->flaky_fails,
+		.status = EXIT_PASS,
 	};
 	char *p;
 
@@ -298,8 +322,8 @@ static int report(struct gate *g)
 	for (size_t i = 0; i < g->n; i++) {
 		struct gtest *t = &g->t[i];
 
-		rows[i] = (struct gate_row){t->name, t->c, gate_classify(&t->c), t->av.buf, t->bv.buf,
-					    t->known};
+		rows[i] = (struct gate_row){t->name,   t->c,	  gate_classify(&t->c),
+					    t->av.buf, t->bv.buf, t->known};
 		count[rows[i].cls]++;
 		if (gate_class_fails(rows[i].cls, g->o->flaky_fails))
 			rep.status = EXIT_TESTS_FAILED;
@@ -310,8 +334,10 @@ static int report(struct gate *g)
 
 		printf("%-11s  %s: A %u/%u passed, B %u/%u passed%s\n", gate_class_name(r->cls),
 		       r->name, r->c.a_runs - r->c.a_fail, r->c.a_runs, r->c.b_runs - r->c.b_fail,
-		       r->c.b_runs, r->known_flaky ? " (known flaky: the history has it both "
-						     "passing and failing before)" : "");
+		       r->c.b_runs,
+		       r->known_flaky ? " (known flaky: the history has it both "
+					"passing and failing before)"
+				      : "");
 	}
 	printf("gate:");
 	for (int c = 0; c < GATE_CLASS_COUNT; c++)

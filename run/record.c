@@ -67,7 +67,7 @@ void run_record_history(struct run *r, const char *kernel, int status)
 {
 	struct results res;
 	struct rows rows = {0};
-	char (*hashes)[65] = xcalloc(r->o->ntests + 1, sizeof(*hashes));
+	char(*hashes)[65] = xcalloc(r->o->ntests + 1, sizeof(*hashes));
 	char cfg_sha[65] = "", *json, *dir;
 	struct stat st;
 

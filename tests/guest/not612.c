@@ -15,6 +15,6 @@ int main(void)
 		return 2;
 	}
 	printf("not612: release %s\n", u.release);
-	return !strncmp(u.release, "6.12", 4) && (u.release[4] == '.' || u.release[4] == '-' ||
-						   u.release[4] == '\0');
+	return !strncmp(u.release, "6.12", 4) &&
+	       (u.release[4] == '.' || u.release[4] == '-' || u.release[4] == '\0');
 }

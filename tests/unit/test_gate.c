@@ -77,7 +77,8 @@ static void test_every_small_n(void)
 						check_int(c, ==, GATE_FIXED);
 					else
 						check_int(c, ==, GATE_FAILING);
-					/* a regression needs every A run passing, every B run failing */
+					/* a regression needs every A run passing, every B run
+					 * failing */
 					if (c == GATE_REGRESSION)
 						check(an && !af && bn && bf == bn);
 				}
@@ -161,13 +162,21 @@ static void test_html_escape(void)
 static void test_reports(void)
 {
 	struct gate_row rows[] = {
-		{"x<&\"y", {6, 0, 6, 6}, GATE_REGRESSION, "pass pass pass pass pass pass",
-		 "fail fail fail fail fail fail", false},
+		{"x<&\"y",
+		 {6, 0, 6, 6},
+		 GATE_REGRESSION,
+		 "pass pass pass pass pass pass",
+		 "fail fail fail fail fail fail",
+		 false},
 		{"coin", {2, 1, 1, 0}, GATE_FLAKY, "pass fail", "pass", true},
 	};
 	struct gate_report g = {
-		.a = {"debian:x86_64", "6.1.0", "a"}, .b = {"debian:x86_64:trixie", "6.12", "b"},
-		.rows = rows, .nrows = 2, .reruns = 5, .status = 1,
+		.a = {"debian:x86_64", "6.1.0", "a"},
+		.b = {"debian:x86_64:trixie", "6.12", "b"},
+		.rows = rows,
+		.nrows = 2,
+		.reruns = 5,
+		.status = 1,
 	};
 	const char *jp = test_write_file("gate.json", "", 0, 0);
 	const char *hp = test_write_file("gate.html", "", 0, 0);
@@ -193,7 +202,8 @@ static void test_reports(void)
 	html = test_read_file(hp, NULL);
 	check(strstr(html, "x&lt;&amp;&quot;y") != NULL);
 	check(!strstr(html, "x<&"));
-	check(strstr(html, "6/6 passed") && strstr(html, "0/6 passed") && strstr(html, "1/2 passed"));
+	check(strstr(html, "6/6 passed") && strstr(html, "0/6 passed") &&
+	      strstr(html, "1/2 passed"));
 	check(strstr(html, "known flaky") != NULL);
 	check(!strstr(html, "<script"));
 	free(html);
@@ -204,7 +214,8 @@ int main(void)
 {
 	TEST(test_stated_cases, "the rule's stated cases, one run a side and with reruns");
 	TEST(test_every_small_n, "every count up to 4 runs a side has the README's class");
-	TEST(test_reruns, "what is rerun: until 1 + N runs; never flaky or vanished; pass only when known flaky");
+	TEST(test_reruns, "what is rerun: until 1 + N runs; never flaky or vanished; pass only "
+			  "when known flaky");
 	TEST(test_fails, "regression and new-failing fail the gate, flaky only with --flaky=fail");
 	TEST(test_html_escape, "HTML escaping: markup, quotes, invalid UTF-8, controls");
 	TEST(test_reports, "gate.json and gate.html: names escaped, counts, the rule stated");

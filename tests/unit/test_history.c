@@ -22,10 +22,13 @@ static int record(const char *db, const char *dir, const char *release, const ch
 	for (size_t i = 0; i < n; i++)
 		res[i] = (struct history_result){tests[i], NULL, verdicts[i], 0.5};
 	return history_record(db,
-			      &(struct history_run){.time = 1000.0 + (double)n, .label = "run",
-						    .dir = dir, .kernel = "debian:x86_64",
+			      &(struct history_run){.time = 1000.0 + (double)n,
+						    .label = "run",
+						    .dir = dir,
+						    .kernel = "debian:x86_64",
 						    .kernel_release = release,
-						    .kernel_sha256 = "abcdef0123", .arch = "x86_64",
+						    .kernel_sha256 = "abcdef0123",
+						    .arch = "x86_64",
 						    .complete = true},
 			      res, n);
 }
@@ -190,8 +193,9 @@ static void test_newer_schema(void)
 	int ret;
 
 	check_int(sqlite3_open(db, &h), ==, SQLITE_OK);
-	check_int(sqlite3_exec(h, "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-				  "INSERT INTO schema_version VALUES (2)",
+	check_int(sqlite3_exec(h,
+			       "CREATE TABLE schema_version(version INTEGER NOT NULL);"
+			       "INSERT INTO schema_version VALUES (2)",
 			       NULL, NULL, NULL),
 		  ==, SQLITE_OK);
 	sqlite3_close(h);
@@ -242,7 +246,7 @@ static void test_command(void)
 	check_int(run_cmd((const char *[]){"history", "--history", db, "--json", NULL}, &out), ==,
 		  0);
 	check(strstr(out, "\"test\": \"a\"") && strstr(out, "\"runs\": 2, \"pass\": 1, "
-							      "\"fail\": 1, \"flaky\": true"));
+							    "\"fail\": 1, \"flaky\": true"));
 	check(strstr(out, "\"test\": \"x<y\"") &&
 	      strstr(out, "\"runs\": 2, \"pass\": 0, \"fail\": 2, \"flaky\": false"));
 	free(out);
