@@ -212,8 +212,10 @@ static int one_run(struct gate *g, bool b, const char *label, const char *kernel
 
 	if (st < 0)
 		return EXIT_USAGE;
-	if (st == EXIT_INTERRUPTED)
+	if (st == EXIT_INTERRUPTED) {
+		error("gate: interrupted; the runs so far are in '%s/'", g->dir);
 		return EXIT_INTERRUPTED;
+	}
 	if (st == EXIT_USAGE) {
 		show_log(dir);
 		error("gate: tapboot run on '%s' refused its input (its output is above)", kernel);
