@@ -11,6 +11,8 @@
 #include "harness.h"
 #include "html.h"
 #include "json_read.h"
+#include "report.h"
+#include "results.h"
 
 static enum gate_class cls(unsigned an, unsigned af, unsigned bn, unsigned bf)
 {
@@ -210,6 +212,44 @@ static void test_reports(void)
 	free(js);
 }
 
+/* results.html: every test and verdict, escaped; one timeline lane per VM; the crash. */
+static void test_results_page(void)
+{
+	static char n1[] = "a<b", n2[] = "c&\"d", n3[] = "e", why[] = "exit 1",
+		    crash[] = "Kernel panic - not syncing: <boom>";
+	struct tap_test tests[3] = {
+		{.name = n1, .verdict = VERDICT_PASS, .duration_s = 1.0, .exit_code = 0},
+		{.name = n2,
+		 .verdict = VERDICT_FAIL,
+		 .duration_s = 0.5,
+		 .exit_code = 1,
+		 .reason = why},
+		{.name = n3, .verdict = VERDICT_CRASH, .duration_s = 2.0, .exit_code = -1},
+	};
+	struct tap_summary sum = {.crash_line = crash};
+	unsigned vm_of[3] = {1, 2, 1};
+	struct report_run rep;
+	const char *p = test_write_file("results.html", "", 0, 0);
+	char *html;
+
+	report_run_fill(&rep, tests, 3, &sum, "tapboot", "kernel panic");
+	rep.vm_of = vm_of;
+	rep.kernel = "k";
+	check_int(report_html_write(p, &rep), ==, 0);
+	html = test_read_file(p, NULL);
+	check(strstr(html, "<td class=\"name\">a&lt;b</td><td class=\"v pass\">pass</td>") != NULL);
+	check(strstr(html, "<td class=\"name\">c&amp;&quot;d</td><td class=\"v fail\">fail</td>") !=
+	      NULL);
+	check(strstr(html, "<td class=\"name\">e</td><td class=\"v crash\">crash</td>") != NULL);
+	check(strstr(html, ">VM 1</text>") && strstr(html, ">VM 2</text>") &&
+	      !strstr(html, ">VM 3</text>"));
+	check(strstr(html, "Kernel panic - not syncing: &lt;boom&gt;") != NULL);
+	check(strstr(html, "no: kernel panic") != NULL);
+	/* nothing that runs or loads: no script, no src=, no link */
+	check(!strstr(html, "<script") && !strstr(html, "src=") && !strstr(html, "<link"));
+	free(html);
+}
+
 int main(void)
 {
 	TEST(test_stated_cases, "the rule's stated cases, one run a side and with reruns");
@@ -219,5 +259,6 @@ int main(void)
 	TEST(test_fails, "regression and new-failing fail the gate, flaky only with --flaky=fail");
 	TEST(test_html_escape, "HTML escaping: markup, quotes, invalid UTF-8, controls");
 	TEST(test_reports, "gate.json and gate.html: names escaped, counts, the rule stated");
+	TEST(test_results_page, "results.html: tests, verdicts, a lane per VM, the crash, escaped");
 	return test_done();
 }
