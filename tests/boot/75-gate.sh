@@ -115,6 +115,21 @@ like "$(cat "$WORK/g4.err")" "no-such-test" "gate: the run's message names the m
 "$TAPBOOT" gate --kernel "$B" "$g/pass" >/dev/null 2>"$WORK/g5.err"
 is "$?" 2 "gate without --base: exit 2"
 
+# ---- an interrupt: passed to the running run, which writes its partial results; exit 130 ----
+"$TAPBOOT" gate --base "$A" --kernel "$B" --no-history -o "$WORK/gi" --timeout 300 "$g/pass" "$GUEST/x86_64/static/hang" \
+	>"$WORK/gi.out" 2>"$WORK/gi.err" &
+pi=$!
+for _ in $(seq 1 120); do
+	grep -qs '^# tapboot: run 2 ' "$WORK/gi/base/console.log" && break
+	sleep 1
+done
+kill -INT $pi
+wait $pi
+is "$?" 130 "gate interrupted while a test hangs: exit 130"
+is "$(verdict "$WORK/gi/base" pass)" pass "gate interrupted: the running run's results.json is written"
+like "$(cat "$WORK/gi.err")" "gate: interrupted; the runs so far are in '$WORK/gi/'" "gate interrupted: says where the runs are"
+ok "$([ ! -e "$WORK/gi/kernel" ]; echo $?)" "gate interrupted: no run after it"
+
 # ---- two gates at once on one history file: every row lands ----
 H2=$WORK/h2.sqlite
 "$TAPBOOT" gate --base "$A" --kernel "$A" --reruns 2 --history "$H2" -o "$WORK/c1" "$g/pass" "$g/fail" \
