@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "commands_gate.h"
@@ -134,6 +135,12 @@ int cmd_history(int argc, char **argv)
 	test = optind < argc ? argv[optind] : NULL;
 	if (!path && !(path = def = history_default_path()))
 		return EXIT_USAGE;
+	if (access(path, F_OK) != 0) {
+		error_errno("history: no results history at '%s' (every tapboot run writes one)",
+			    path);
+		free(def);
+		return EXIT_USAGE;
+	}
 	if (history_stats_read(path, kernel, test, &s) < 0) {
 		free(def);
 		return EXIT_USAGE;

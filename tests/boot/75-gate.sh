@@ -108,6 +108,14 @@ like "$(cat "$WORK/g2.out")" 'flaky is reported, does not fail the gate' "gate: 
 is "$?" 1 "gate --flaky=fail with a flaky test: exit 1"
 is "$(class "$WORK/g3" coin)" flaky "gate --flaky=fail: coin is flaky"
 
+# ---- --base-results: an earlier run of A as A's first run (A not rerun without --base) ----
+"$TAPBOOT" gate --base-results "$WORK/g1/base" --kernel "$B" --reruns 1 --no-history -o "$WORK/gb" \
+	--timeout 30 "$g/pass" "$g/not612" >"$WORK/gb.out" 2>"$WORK/gb.err"
+is "$?" 1 "gate --base-results: exit 1 (a regression)"
+is "$(jq -r '.tests[] | select(.name == "not612") | "\(.class) \(.base.runs) \(.kernel.runs)"' "$WORK/gb/gate.json")" \
+	"regression 1 2" "gate --base-results: not612 a regression, A's one run reused, B rerun once"
+ok "$([ ! -e "$WORK/gb/base" ] && [ ! -e "$WORK/gb/rerun-1-base" ]; echo $?)" "gate --base-results: no run of A"
+
 # ---- bad input: exit 2, run's message shown ----
 "$TAPBOOT" gate --base "$A" --kernel "$B" -o "$WORK/g4" "$WORK/no-such-test" >/dev/null 2>"$WORK/g4.err"
 is "$?" 2 "gate with a missing test file: exit 2"
