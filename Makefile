@@ -39,17 +39,17 @@ HOST_CFLAGS := $(BASE_CFLAGS) -DTAPBOOT_SRCDIR='"$(SRCDIR)"' -DTAPBOOT_LIBEXECDI
 	-DTAPBOOT_BUILDDIR='"$(OUT)"' \
 	$(shell pkg-config --cflags libarchive libelf 2>/dev/null)
 # The include paths are the dependency rule (docs/DESIGN.md):
-#   cli -> lkp, lava, kcidb, series -> run -> builder, kernel, qemu, results -> lib
-# A module (builder/, kernel/, qemu/, results/) sees only lib/ (and its own folder's headers, by
-# "" lookup); run/ sees the modules; lkp/, lava/, kcidb/ and series/ see run/ too, never each
-# other;
+#   cli -> lkp, lava, kcidb, series -> run -> builder, kernel, qemu, results, history -> lib
+# A module (builder/, kernel/, qemu/, results/, history/) sees only lib/ (and its own folder's
+# headers, by "" lookup); run/ sees the modules; lkp/, lava/, kcidb/ and series/ see run/ too,
+# never each other;
 # cli/ sees them all. An include the wrong way fails to compile.
-MODULE_INC := -Ibuilder -Ikernel -Iqemu -Iresults
+MODULE_INC := -Ibuilder -Ikernel -Iqemu -Iresults -Ihistory
 SERVICE_INC := $(MODULE_INC) -Irun
 inc_of = $(strip $(if $(filter cli/%,$(1)),$(SERVICE_INC) -Ilkp -Ilava -Ikcidb -Iseries, \
 	$(if $(filter lkp/% lava/% kcidb/% series/%,$(1)),$(SERVICE_INC), \
 	$(if $(filter run/%,$(1)),$(MODULE_INC)))))
-HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma)
+HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma sqlite3 2>/dev/null || echo -larchive -lelf -lnettle -lz -llzma -lsqlite3)
 # The tapboot binary takes libarchive statically when libarchive-dev has its .a: the shared
 # libarchive drags in libxml2, ICU and libstdc++ for formats tapboot never writes, and loading
 # them cost 1.3 ms of every run (tapboot --version: 3.1 ms against 1.8 ms). What the objects
@@ -57,7 +57,7 @@ HOST_LIBS := $(shell pkg-config --libs libarchive libelf nettle zlib liblzma 2>/
 # runtime packages (libarchive13's own dependencies) are needed.
 LIBARCHIVE_A := $(shell $(CC) -print-file-name=libarchive.a)
 ifneq ($(wildcard $(LIBARCHIVE_A)),)
-TAPBOOT_LIBS := -Wl,-Bstatic -larchive -Wl,-Bdynamic -Wl,--as-needed -lelf -lnettle -lz -llzma \
+TAPBOOT_LIBS := -Wl,-Bstatic -larchive -Wl,-Bdynamic -Wl,--as-needed -lelf -lnettle -lz -llzma -lsqlite3 \
 	-l:libzstd.so.1 -l:liblz4.so.1 -l:libbz2.so.1.0
 else
 TAPBOOT_LIBS := $(HOST_LIBS)
@@ -70,7 +70,7 @@ endif
 
 # ---- sources: folders are the architecture (docs in README "Layout") ----
 LIB_SRCS := $(sort $(wildcard lib/*.c))
-HOST_DIRS := builder kernel qemu results run lkp lava kcidb series cli
+HOST_DIRS := builder kernel qemu results history run lkp lava kcidb series cli
 HOST_SRCS := $(sort $(wildcard $(addsuffix /*.c,$(HOST_DIRS))))
 HOST_MAIN := cli/tapboot.c
 INIT_SRCS := $(sort $(wildcard init/*.c))

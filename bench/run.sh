@@ -20,7 +20,8 @@
 # overwrite the committed table, $OUT/bench/results-sections.md with BENCH_SECTIONS);
 # BENCH_SECTIONS: the numbers of the sections to run (e.g. "3 4"; default all: 1 image build,
 # 3 boot to result, 4 per-test time in the guest, 5 kselftest suite (with --isolate), 6 -j,
-# 7 parser and 8 repro (7 and 8 run together), 9 warm snapshot).
+# 7 parser and 8 repro (7 and 8 run together), 9 warm snapshot, 10 gate); BENCH_GATE_REPS
+# (default 3): repetitions of section 10's kselftest gate.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$TOP/build}
@@ -133,7 +134,7 @@ run_q() {
 
 # ---- the peers from linux-source ----
 TREE=
-if want 1 || want 5 || want 7; then
+if want 1 || want 5 || want 7 || want 10; then
 	say "kselftest tree and linux-source (scripts/kselftest-build.sh x86_64)"
 	TREE=$("$TOP/scripts/kselftest-build.sh" x86_64 2>>"$LOG") || TREE=
 fi
@@ -688,6 +689,69 @@ for arch in x86_64 arm64; do
 	pair "warm snapshot, $arch, the test changed after the save (tests image read after the restore) vs tapboot run --no-snapshot" s - l_snap c_snap "$BOOT_REPS"
 done
 fi # want 9
+
+# ---- 10. tapboot gate (issue 37): what a gate costs over one run, and one rerun ----
+# A gate of the kselftest suite on one kernel against itself, --reruns 5: its tests that fail
+# fail on both sides and are rerun 5 times a side (the flaky ones fewer), against one run.
+# Then one rerun: the plan of four tests with --filter picking one, restored from the snapshot
+# (its own cache, warm after two runs) against the same booted cold.
+if want 10; then
+say "10. tapboot gate"
+GATE_REPS=${BENCH_GATE_REPS:-3}
+[ -n "$QUICK" ] && GATE_REPS=1
+if [ -n "$TREE" ] && [ -n "$KX86" ]; then
+	gargs=(--kselftest "$TREE" --memory 1024 --smp 2 --no-history -j auto)
+	[ -n "$QUICK" ] && gargs+=(--targets core,kcmp,size,sigaltstack)
+	g_gate() {
+		RUNS=$((RUNS + 1))
+		start
+		"$TAPBOOT" gate --base "$KX86" --kernel "$KX86" --reruns 5 -o "$W/gate$RUNS" "${gargs[@]}" >>"$LOG" 2>&1
+		local st=$?
+		stop
+		[ "$st" -le 1 ] && [ -s "$W/gate$RUNS/gate.json" ] || { ERR="tapboot gate exited $st, see the log"; return 1; }
+		GATE_RERUNS=$(ls -d "$W/gate$RUNS"/rerun-* 2>/dev/null | wc -l)
+		rm -rf "$W/gate$RUNS"
+	}
+	g_run() {
+		RUNS=$((RUNS + 1))
+		start
+		"$TAPBOOT" run --kernel "$KX86" -q -o "$W/grun$RUNS" "${gargs[@]}" >>"$LOG" 2>&1
+		local st=$?
+		stop
+		[ "$st" -le 1 ] || { ERR="tapboot run exited $st, see the log"; return 1; }
+		rm -rf "$W/grun$RUNS"
+	}
+	GATE_RERUNS=
+	pair "gate of the kselftest suite, x86_64, one kernel against itself, --reruns 5 vs one tapboot run (wall time)" s - g_gate g_run "$GATE_REPS"
+	[ -n "$GATE_RERUNS" ] && NOTES+=("Gate: the last gate of the kselftest suite made $GATE_RERUNS rerun runs (each a tapboot run of the tests that failed or disagreed, both sides).")
+else
+	na "gate of the kselftest suite" "no kselftest tree or x86_64 kernel"
+fi
+if boot_kernel x86_64 "one gate rerun from the snapshot"; then
+	gg=$OUT/guest/x86_64/static
+	r_one() { # r_one [--no-snapshot]
+		RUNS=$((RUNS + 1))
+		start
+		XDG_CACHE_HOME=$W/gatecache "$TAPBOOT" run --kernel "$k" -q --no-history --filter fail -o "$W/rr$RUNS" \
+			${1:-} "$gg/pass" "$gg/fail" "$gg/coin" "$gg/not612" >>"$LOG" 2>&1
+		local st=$?
+		stop
+		[ "$st" = 1 ] || { ERR="the rerun exited $st, not 1 (its test fails), see the log"; return 1; }
+		if [ -z "${1:-}" ] && ! head -n1 "$W/rr$RUNS/console.log" | grep -q '^tapboot: VM 1 started from snapshot '; then
+			ERR="a warm rerun did not start from the snapshot"
+			return 1
+		fi
+		rm -rf "$W/rr$RUNS"
+	}
+	r_warm() { r_one; }
+	r_cold() { r_one --no-snapshot; }
+	# the first run of the plan boots cold, the second saves: the rest restore
+	XDG_CACHE_HOME=$W/gatecache run_q "$TAPBOOT" run --kernel "$k" -q --no-history -o "$W/rr-a" "$gg/pass" "$gg/fail" "$gg/coin" "$gg/not612"
+	XDG_CACHE_HOME=$W/gatecache run_q "$TAPBOOT" run --kernel "$k" -q --no-history -o "$W/rr-b" "$gg/pass" "$gg/fail" "$gg/coin" "$gg/not612"
+	rm -rf "$W/rr-a" "$W/rr-b"
+	pair "one gate rerun, x86_64: one test of four by --filter, from the snapshot vs booted cold (wall time)" s - r_warm r_cold "$BOOT_REPS"
+fi
+fi # want 10
 
 # ---- the table ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)

@@ -61,6 +61,9 @@ static const char run_usage[] =
 	"  --skip=ok|fail       does a skip fail the run? (default ok: skips are listed)\n"
 	"  --expect-skip FILE   only the tests (globs) listed in FILE may skip\n"
 	"  --kcidb-origin NAME  the KCIDB origin in kcidb.json's ids (default tapboot)\n"
+	"  --history FILE       the results history to record the run in (default\n"
+	"                       $XDG_CACHE_HOME/tapboot/history.sqlite); --no-history: none\n"
+	"  --history-label L    what the history records the run as (default run)\n"
 	"\n"
 	CLI_BUILD_USAGE
 	"\n"
@@ -77,7 +80,7 @@ static const char run_usage[] =
 	"the VM failed (panic, hang, QEMU error), 125 with --bisect: the kernel did not build,\n"
 	"130 interrupted.\n"
 	"Results: console.log, results.tap, results.json, junit.xml, kcidb.json, tests/NAME.log,\n"
-	"reproduce.sh in the results directory.\n";
+	"reproduce.sh, results.html in the results directory.\n";
 
 static void push_commas(struct strlist *l, const char *arg)
 {
@@ -114,6 +117,9 @@ enum {
 	OPT_KCIDB_ORIGIN,
 	OPT_NO_SNAPSHOT,
 	OPT_ISOLATE,
+	OPT_HISTORY,
+	OPT_NO_HISTORY,
+	OPT_HISTORY_LABEL,
 };
 
 static const struct option run_longopts[] = {
@@ -147,6 +153,9 @@ static const struct option run_longopts[] = {
 	{ "test", required_argument, NULL, 't' },
 	CLI_POLICY_LONGOPTS,
 	{ "kcidb-origin", required_argument, NULL, OPT_KCIDB_ORIGIN },
+	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
+	{ "history-label", required_argument, NULL, OPT_HISTORY_LABEL },
 	CLI_BUILD_LONGOPTS,
 	CLI_HELP_LONGOPT,
 	{ NULL, 0, NULL, 0 },
@@ -341,6 +350,15 @@ static int parse_opts(struct run_opts *o, struct cli_build *b, int argc, char **
 		case OPT_ARCH:
 			arches[narch++] = optarg;
 			break;
+		case OPT_HISTORY:
+			o->history = optarg;
+			break;
+		case OPT_NO_HISTORY:
+			o->no_history = true;
+			break;
+		case OPT_HISTORY_LABEL:
+			o->history_label = optarg;
+			break;
 		case 'o':
 			o->out_dir = optarg;
 			break;
@@ -412,6 +430,8 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 	if (run_prepare(&r) == 0) {
 		run_boot(&r, sigfd);
 		status = run_finish(&r, cmd_line);
+		/* after the results directory: a history that fails costs a warning only */
+		run_record_history(&r, t->kernel, status);
 	}
 	run_release(&r);
 	kernel_spec_release(&ks);

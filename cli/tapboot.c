@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "commands_gate.h"
 #include "commands_lava.h"
 #include "commands_results.h"
 #include "commands_repro.h"
@@ -17,6 +18,8 @@ static const char usage[] =
 	"  build         write the initramfs `run` would boot\n"
 	"  parse         read a console log or TAP/KTAP stream and report its results\n"
 	"  compare       regressions and fixes between two runs\n"
+	"  gate          a pre-merge verdict: two kernels, reruns, regression or flaky\n"
+	"  history       pass rates per test and kernel from the results history\n"
 	"  repro         read, match and reproduce a kernel test robot (0-day) report\n"
 	"  kernel        fetch Debian's packaged kernels; configure and build a kernel tree\n"
 	"  series        build and test every commit of a range, name the one that broke a test\n"
@@ -48,6 +51,8 @@ int main(int argc, char **argv)
 		{ "build", cmd_build },
 		{ "parse", cmd_parse },
 		{ "compare", cmd_compare },
+		{ "gate", cmd_gate },
+		{ "history", cmd_history },
 		{ "lava-job", cmd_lava_job },
 		{ "lava-results", cmd_lava_results },
 		{ "kcidb-submit", cmd_kcidb_submit },

@@ -33,13 +33,19 @@ struct report_run {
 	const char *log_url; /* where the console log is (a LAVA job's log) */
 	const char *reproduce; /* reproduce.sh's path */
 	const struct crash_sig *crash; /* may be NULL */
+	/* results.html's timeline: the VM (1-based) each top-level test ran in, NULL or 0 when
+	 * unknown (drawn as one VM) */
+	const unsigned *vm_of;
 };
 
 int report_json_write(const char *path, const struct report_run *r);
 int report_tap_write(const char *path, const struct report_run *r);
 int report_junit_write(const char *path, const struct report_run *r);
 int report_kcidb_write(const char *path, const struct report_run *r);
-/* All four into DIR (results.json, results.tap, junit.xml, kcidb.json): -1 when one could not
+/* results.html (results/report_html.c): the tests and verdicts, a timeline per VM, the crash. */
+int report_html_write(const char *path, const struct report_run *r);
+int report_html_fprint(FILE *fp, const struct report_run *r);
+/* All five into DIR (results.json, results.tap, junit.xml, kcidb.json, results.html): -1 when one could not
  * be written (it said why), the others are written all the same. */
 int report_write_all(const char *dir, const struct report_run *r);
 /* The same documents to a stream (tapboot parse --format). */

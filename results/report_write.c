@@ -16,6 +16,7 @@ int report_write_all(const char *dir, const struct report_run *r)
 		{"results.tap", report_tap_write},
 		{"junit.xml", report_junit_write},
 		{"kcidb.json", report_kcidb_write},
+		{"results.html", report_html_write},
 	};
 	int ret = 0;
 

@@ -223,6 +223,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	struct results res;
 	struct strbuf errors = STRBUF_INIT;
 	char *dpath;
+	unsigned *vm_of;
 	int status;
 
 	results_init(&res);
@@ -247,6 +248,13 @@ int run_finish(struct run *r, const char *cmd_line)
 	rep.machine = qemu_boot_machine(&machine);
 	rep.start_time = (double)time(NULL) - (now_s() - r->start);
 	rep.reproduce = "reproduce.sh"; /* in the results directory */
+	/* results.html's timeline: which VM ran each plan test (the merge is in plan order) */
+	vm_of = xcalloc(res.ntests + 1, sizeof(*vm_of));
+	for (size_t v = 0; v < r->nvms; v++)
+		for (size_t k = 0; k < r->vms[v].ntests; k++)
+			if (r->vms[v].tests[k] < res.ntests)
+				vm_of[r->vms[v].tests[k]] = (unsigned)v + 1;
+	rep.vm_of = vm_of;
 	/* a crash, or a kernel warning in a run that failed, named as the robot and syzkaller do */
 	dpath = xasprintf("%s/console.log", r->dir);
 	crash = report_exit_status(&rep) ? crash_sig_from_file(dpath) : NULL;
@@ -269,6 +277,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	status = results_exit_status(&rep, &r->o->policy, r->interrupted);
 	strbuf_release(&errors);
 	crash_sig_free(crash);
+	free(vm_of);
 	results_release(&res);
 	/* a kernel that died before the init: its last lines, and why; not when QEMU itself
 	 * failed (its message says why: the kernel never ran) */

@@ -264,7 +264,7 @@ static int clear_old_run(const char *dir)
 	static const char *const names[] = {
 		"console.log",	 "qemu.log",	"initramfs.cpio",     "tests.cpio",  "results.json",
 		"results.tap",	 "junit.xml",	"kcidb.json",	      "reproduce.sh", "matrix.json",
-		"kselftest.manifest",
+		"kselftest.manifest", "results.html",
 	};
 	DIR *d;
 	struct dirent *de;

@@ -55,6 +55,10 @@ struct run_opts {
 	struct strlist filters;
 	char **tests;
 	size_t ntests;
+	/* the results history (history.h): --history FILE (NULL: the default), --no-history,
+	 * --history-label (what the run is recorded as; NULL: "run") */
+	const char *history, *history_label;
+	bool no_history;
 };
 
 void run_opts_init(struct run_opts *o);
@@ -148,6 +152,31 @@ void run_boot(struct run *r, int sigfd);
 /* Reports, consoles, reproduce.sh, the summary on stdout; the exit status. cmd_line is the
  * tapboot command for reproduce.sh. */
 int run_finish(struct run *r, const char *cmd_line);
+
+/* After run_finish, the results directory written: the run and each test's verdict into the
+ * results history (run/record.c), kernel as the user gave it. A history that cannot be
+ * written is a warning: the results are in the directory already. */
+void run_record_history(struct run *r, const char *kernel, int status);
+
+/* tapboot gate (run/gate.c): the tests on kernel A (the base) and B, then reruns, up to
+ * reruns times a side and interleaved (A, B, A, B), of every test whose class is not yet
+ * pass, new, vanished or flaky (results/gate_class.h's rule). Each run is `tapboot run` (this
+ * binary, so its results directory and history row are a run's like any other). */
+struct gate_opts {
+	const char *base;	  /* KERNEL_A; with base_results only for A's reruns (may be NULL) */
+	const char *base_results; /* an earlier run of A, reused as A's first run */
+	const char *kernel;	  /* KERNEL_B */
+	const char *out_dir;	  /* NULL: a new tapboot-out/...-gate-XXXXXX */
+	const char *history;	  /* NULL: the default */
+	bool no_history, flaky_fails;
+	unsigned reruns;
+	char **run_args; /* run's options and the TESTs, given to every run */
+	size_t nrun_args;
+};
+/* 0 no regression and no failing new test (nor flaky with flaky_fails), 1 one, 2 bad input
+ * (a run said so: its output is shown), 3 a kernel's first run gave no verdicts, 130
+ * interrupted. */
+int run_gate(const struct gate_opts *o);
 
 /* What `tapboot run` would boot, prepared by run_prepare_export without booting (tapboot
  * lava-job, cli/cmd_lava.c). */

@@ -56,7 +56,9 @@ for r in \
 	"warm snapshot, arm64, one test" \
 	"-j 2 vs -j 1" \
 	"parser throughput, tapboot parse" \
-	"parser throughput, same log: tapboot parse vs kunit.py"; do
+	"parser throughput, same log: tapboot parse vs kunit.py" \
+	"gate of the kselftest suite, x86_64, one kernel against itself" \
+	"one gate rerun, x86_64: one test of four by --filter"; do
 	line=$(row "$r")
 	# | what | tapboot | peer | ratio | goal | met | min-max | min-max |
 	cells=$(printf '%s' "$line" | awk -F' [|] ' '{ print $2 "\t" $3 "\t" $4 }')
