@@ -305,7 +305,7 @@ install: tools inits
 	install -m 755 $(HELPERS) $(INST_LIBEXEC)/
 	install -m 644 scripts/apt-state.sh $(INST_LIBEXEC)/
 	install -m 644 configs/*.conf $(INST_DATA)/configs/
-	install -m 644 builder/kselftest-disruptive.txt $(INST_DATA)/
+	install -m 644 builder/kselftest-disruptive.txt builder/kselftest-privileged.txt $(INST_DATA)/
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 scripts/tapboot.bash-completion $(DESTDIR)$(BASHCOMPDIR)/tapboot
 

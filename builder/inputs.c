@@ -697,7 +697,7 @@ static int manifest_test_attr(struct plan_test *t, struct strlist *w, const char
 		int f = plan_flag_from_name(w->v[1]);
 
 		if (f < 0)
-			return error_at(file, line, "unknown flag '%s' (known: disruptive)",
+			return error_at(file, line, "unknown flag '%s' (known: disruptive, privileged)",
 					w->v[1]);
 		t->flags |= (unsigned)f;
 	} else if (!strcmp(k, "config")) {

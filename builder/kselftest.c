@@ -227,6 +227,7 @@ struct ks {
 	struct collection *c;
 	size_t nc, calloc_;
 	struct strlist disruptive; /* "collection" or "collection:test" */
+	struct strlist privileged; /* the same */
 	struct kconfig kernel;
 	bool have_kernel;
 };
@@ -246,6 +247,7 @@ static void ks_release(struct ks *k)
 	free(k->c);
 	free(k->list_path);
 	strlist_release(&k->disruptive);
+	strlist_release(&k->privileged);
 	kconfig_release(&k->kernel);
 }
 
@@ -283,11 +285,13 @@ static int parse_list(struct ks *k, const char *buf, size_t len)
 	return 0;
 }
 
-static int load_disruptive(struct ks *k)
+/* A list of COLLECTION or COLLECTION:TEST lines (kselftest-disruptive.txt,
+ * kselftest-privileged.txt) into list: the one given, else the one tapboot ships (builder/ in
+ * the source tree, DATADIR/tapboot installed). */
+static int load_list(const char *given, const char *name, struct strlist *list)
 {
-	/* the list tapboot ships: builder/ in the source tree, DATADIR/tapboot installed */
-	char *shipped = k->o->disruptive_list ? NULL : tapboot_data_path("kselftest-disruptive.txt");
-	const char *path = shipped ? shipped : k->o->disruptive_list;
+	char *shipped = given ? NULL : tapboot_data_path(name);
+	const char *path = shipped ? shipped : given;
 	struct strbuf sb = STRBUF_INIT;
 	struct line_iter it;
 	char *d;
@@ -316,7 +320,7 @@ static int load_disruptive(struct ks *k)
 			goto out;
 		}
 		d = xstrndup(s, n);
-		strlist_push(&k->disruptive, d);
+		strlist_push(list, d);
 		free(d);
 	}
 out:
@@ -325,10 +329,10 @@ out:
 	return ret;
 }
 
-static bool is_disruptive(const struct ks *k, const struct entry *e)
+static bool is_listed(const struct strlist *list, const struct entry *e)
 {
-	for (size_t i = 0; i < k->disruptive.n; i++) {
-		const char *d = k->disruptive.v[i];
+	for (size_t i = 0; i < list->n; i++) {
+		const char *d = list->v[i];
 		size_t cl = strlen(e->collection);
 
 		if (!strcmp(d, e->collection))
@@ -550,10 +554,13 @@ static int write_test(struct ks *k, const struct entry *e, struct strbuf *out,
 	add_word(out, s);
 	free(s);
 	strbuf_addf(out, "\n    timeout %u\n", o->timeout ? o->timeout : c->timeout);
-	if (is_disruptive(k, e)) {
+	if (is_listed(&k->disruptive, e)) {
 		strbuf_addstr(out, "    flag disruptive\n");
 		info->ndisruptive++;
 	}
+	/* the capabilities every other test runs without (init/privilege.c) */
+	if (is_listed(&k->privileged, e))
+		strbuf_addstr(out, "    flag privileged\n");
 	for (size_t i = 0; i < c->configs.n; i++)
 		strbuf_addf(out, "    config %s\n", c->configs.v[i]);
 	if (c->skip) {
@@ -579,6 +586,7 @@ int kselftest_manifest(const struct kselftest_opts *o, const char *manifest_path
 
 	k.o = o;
 	strlist_init(&k.disruptive);
+	strlist_init(&k.privileged);
 	if (!o->install_dir) {
 		error("no kselftest install directory given");
 		goto out;
@@ -595,7 +603,9 @@ int kselftest_manifest(const struct kselftest_opts *o, const char *manifest_path
 		error("'%s' lists no tests", k.list_path);
 		goto out;
 	}
-	if (select_tests(&k) || load_disruptive(&k) || load_kernel_config(&k, info))
+	if (select_tests(&k) ||
+	    load_list(o->disruptive_list, "kselftest-disruptive.txt", &k.disruptive) ||
+	    load_list(o->privileged_list, "kselftest-privileged.txt", &k.privileged) || load_kernel_config(&k, info))
 		goto out;
 
 	strbuf_addstr(&out,

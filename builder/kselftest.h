@@ -35,6 +35,7 @@ struct kselftest_opts {
 	/* The list of known-disruptive tests (builder/kselftest-disruptive.txt format); NULL: the
 	 * one tapboot ships (paths.h: builder/ or DATADIR/tapboot/). */
 	const char *disruptive_list;
+	const char *privileged_list; /* NULL: kselftest-privileged.txt, shipped */
 	unsigned timeout; /* seconds for every test, overriding settings files; 0: not given */
 };
 

@@ -35,6 +35,7 @@ struct init_options {
 	long timeout_s;		/* tapboot.timeout=, -1 when absent */
 	bool disruptive;
 	bool disruptive_elsewhere; /* tapboot.disruptive=elsewhere: leave them out, another VM runs them */
+	bool privileged_elsewhere; /* tapboot.privileged=elsewhere: the same for privileged tests */
 	unsigned shard_k, shard_n; /* shard_n == 0: no sharding */
 	unsigned *only;		   /* tapboot.only= plan numbers (1-based), owned */
 	size_t n_only;
@@ -163,6 +164,15 @@ struct init_ctx {
 /* Read the run's secret from path and unlink it; false when there is none (a line on out says
  * why when the file exists but is bad). */
 bool init_read_key(struct init_ctx *c, const char *path, bool remove);
+
+/* ---- privilege.c: the key out of a root test's reach ---- */
+
+/* PID 1, before any test: the init not dumpable; the kernel's usermode helpers without the
+ * capabilities the tests lose (but CAP_SYS_MODULE). Diagnostics appended to diag. */
+void init_privilege_setup(struct strbuf *diag);
+/* In a test's child before exec (a test not flagged privileged): those capabilities out of
+ * its bounding set. Only system calls (the child shares the init's memory). */
+void init_drop_privileges(void);
 
 /* Create the signalfd for all signals (which are blocked); -1 on failure. */
 int init_signals_block(void);

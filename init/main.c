@@ -82,6 +82,7 @@ __attribute__((noreturn)) static void pid1_main(struct init_ctx *c)
 	c->sigfd = init_signals_block();
 	if (init_setup_pid1(&why, &c->out) < 0)
 		bail_out(c, why);
+	init_privilege_setup(&c->out);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (read_file("/proc/cmdline", &cmdline, &len) == 0) {
 		init_options_parse(&c->opt, cmdline);

@@ -142,6 +142,12 @@ static void parse_word(struct init_options *o, const char *w)
 			o->disruptive_elsewhere = true;
 		else
 			bad(o, TAPBOOT_ARG_DISRUPTIVE, val, "expected 0, 1 or elsewhere");
+	} else if (!strncmp(w, TAPBOOT_ARG_PRIVILEGED, strlen(TAPBOOT_ARG_PRIVILEGED))) {
+		val = w + strlen(TAPBOOT_ARG_PRIVILEGED);
+		if (!strcmp(val, "elsewhere"))
+			o->privileged_elsewhere = true;
+		else
+			bad(o, TAPBOOT_ARG_PRIVILEGED, val, "expected elsewhere");
 	} else if (!strncmp(w, TAPBOOT_ARG_SHARD, strlen(TAPBOOT_ARG_SHARD))) {
 		char *copy = xstrdup(w + strlen(TAPBOOT_ARG_SHARD));
 		char *slash = strchr(copy, '/');
@@ -255,6 +261,10 @@ size_t *init_select(const struct plan *p, const struct init_options *o, size_t *
 			continue;
 		/* the host runs each of these in a VM of its own */
 		if (o->disruptive_elsewhere && (p->tests[i].flags & PLAN_FLAG_DISRUPTIVE))
+			continue;
+		/* a disruptive one goes where the disruptive ones go (or is reported skipped) */
+		if (o->privileged_elsewhere && (p->tests[i].flags & PLAN_FLAG_PRIVILEGED) &&
+		    !(p->tests[i].flags & PLAN_FLAG_DISRUPTIVE))
 			continue;
 		/* Shards count over the filtered list, so K/N splits what would have run. */
 		if (!o->shard_n || seen % o->shard_n == o->shard_k)

@@ -47,6 +47,7 @@ struct spawn_args {
 	int out; /* the test's stdout and stderr, -1: fds 1 and 2 already are */
 	int stage;
 	int err; /* 0: the exec happened */
+	bool drop_privileges; /* init_drop_privileges before the exec */
 };
 
 static double now_s(void)
@@ -368,6 +369,8 @@ __attribute__((no_sanitize_address)) static int child(void *arg)
 	sigset_t none;
 
 	setsid();
+	if (a->drop_privileges)
+		init_drop_privileges();
 	a->stage = STAGE_CHDIR;
 	if (chdir(a->cwd) < 0)
 		goto fail;
@@ -612,7 +615,8 @@ void init_run_test(struct init_ctx *c, const struct plan_test *t, unsigned num,
 				 .envp = envp,
 				 .in = c->pid1 ? -1 : devnull_fd(),
 				 .out = c->out_write,
-				 .stage = STAGE_CHDIR};
+				 .stage = STAGE_CHDIR,
+				 .drop_privileges = c->pid1 && !(t->flags & PLAN_FLAG_PRIVILEGED)};
 	ch.pid = spawn(&sa);
 	if (ch.pid < 0) {
 		r->exec_errno = errno;

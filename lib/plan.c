@@ -48,7 +48,7 @@ struct plan_test *plan_add(struct plan *p, const char *name, const char *path)
 	return t;
 }
 
-static const char *const flag_names[] = { "disruptive" };
+static const char *const flag_names[] = { "disruptive", "privileged" };
 
 const char *plan_flag_name(unsigned flag)
 {

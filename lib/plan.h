@@ -10,7 +10,7 @@
  *   timeout 45              (seconds, 0 = none)
  *   arg X                   (argv[1..], repeatable, in order)
  *   env KEY=VALUE           (added to the environment, repeatable)
- *   flag disruptive         (repeatable)
+ *   flag disruptive|privileged   (repeatable)
  *   config CONFIG_FOO       (kernel option the test needs, repeatable)
  *   skip REASON             (the host already knows it cannot run: the init reports it skipped
  *                            with REASON without running it, e.g. missing kernel options)
@@ -29,6 +29,9 @@
 
 enum plan_flag {
 	PLAN_FLAG_DISRUPTIVE = 1u << 0,
+	/* keeps the capabilities every other test runs without (init/privilege.c), in a VM of
+	 * its own */
+	PLAN_FLAG_PRIVILEGED = 1u << 1,
 };
 
 struct plan_test {

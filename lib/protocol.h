@@ -33,6 +33,8 @@
 #define TAPBOOT_ARG_SHARD "tapboot.shard=" /* K/N: run tests whose index % N == K */
 /* run only these test numbers (1-based, in the plan): N, or a list like 1,4,7-9; repeatable */
 #define TAPBOOT_ARG_ONLY "tapboot.only="
+/* tapboot.privileged=elsewhere: the tests flagged privileged run in VMs of their own */
+#define TAPBOOT_ARG_PRIVILEGED "tapboot.privileged="
 
 /* Snapshot boot (run/snapshot.c). With TAPBOOT_ARG_HANDOFF on the kernel command line the init
  * does its set-up (mounts, the plan, modules), prints TAPBOOT_READY_LINE on the console and waits,

@@ -95,9 +95,12 @@ static void put_tests_image(const struct qemu_boot *b, struct words *w)
 {
 	/* share=on: the guest reads the host's file itself, and QEMU's x-ignore-shared leaves it
 	 * out of a saved state; master=on: without it ivshmem blocks migration ("peer mode").
-	 * The guest needs no driver: it maps the device's BAR 2 through sysfs. */
-	char *obj = xasprintf(QEMU_TESTS_OBJECT ",share=on,mem-path=%s,size=%llu", b->tests_image,
-			      b->tests_size);
+	 * The guest needs no driver: it maps the device's BAR 2 through sysfs. readonly=on (QEMU
+	 * 6.2 on): QEMU opens and maps the file read-only and the region is read-only to the
+	 * guest, whose writes are dropped: a root test could otherwise map the BAR writable
+	 * and change the host's file, the tests of every later VM of the run (issue 41). */
+	char *obj = xasprintf(QEMU_TESTS_OBJECT ",share=on,readonly=on,mem-path=%s,size=%llu",
+			      b->tests_image, b->tests_size);
 	char *key = xasprintf(QEMU_TESTS_OBJECT " tests image,size=%llu", b->tests_size);
 
 	put(w, "-object");

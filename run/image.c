@@ -138,6 +138,10 @@ static int pad_tests_image(struct run *r)
 		size <<= 1;
 	if (truncate(r->tests_image, (off_t)size) < 0)
 		return error_errno("cannot pad '%s'", r->tests_image);
+	/* read-only from here on: QEMU maps it readonly=on (qemu_argv.c), and nothing else of
+	 * the run writes it */
+	if (chmod(r->tests_image, 0444) < 0)
+		return error_errno("cannot make '%s' read-only", r->tests_image);
 	r->tests_size = size;
 	return 0;
 }

@@ -302,25 +302,57 @@ static void isolate_vms(struct run *r, size_t *sel, size_t nsel, const struct du
 	}
 }
 
+/* Does test t run in a VM of its own? A disruptive one with --disruptive; a privileged one
+ * (it keeps the capabilities the others lose, init/privilege.c, and could forge the lines of
+ * any test beside it) always, unless it is disruptive and so left to the disruptive rule. */
+static bool own_vm(const struct run *r, const struct plan_test *t)
+{
+	if (t->flags & PLAN_FLAG_DISRUPTIVE)
+		return r->o->disruptive;
+	return t->flags & PLAN_FLAG_PRIVILEGED;
+}
+
+/* The select args of a shard: its K/N, and what runs elsewhere. Caller frees. */
+static char *shard_args(size_t v, size_t nshards, size_t ndisr, size_t npriv)
+{
+	struct strbuf a = STRBUF_INIT;
+
+	strbuf_grow(&a, 0);
+	if (nshards > 1)
+		strbuf_addf(&a, TAPBOOT_ARG_SHARD "%zu/%zu", v, nshards);
+	if (ndisr)
+		strbuf_addf(&a, "%s" TAPBOOT_ARG_DISRUPTIVE "elsewhere", a.len ? " " : "");
+	if (npriv)
+		strbuf_addf(&a, "%s" TAPBOOT_ARG_PRIVILEGED "elsewhere", a.len ? " " : "");
+	return strbuf_detach(&a);
+}
+
 void shard_plan_vms(struct run *r, const struct durations *d)
 {
 	size_t nsel, *sel = shard_filter(r, &nsel), nshards = r->jobs ? r->jobs : 1;
-	size_t ndisr = 0;
+	size_t nown = 0, ndisr = 0, npriv = 0;
 
 	if (r->o->isolate && nsel) {
 		isolate_vms(r, sel, nsel, d);
 		free(sel);
 		return;
 	}
-	if (r->o->disruptive)
-		for (size_t i = 0; i < nsel; i++)
-			if (r->plan.tests[sel[i]].flags & PLAN_FLAG_DISRUPTIVE)
+	for (size_t i = 0; i < nsel; i++) {
+		const struct plan_test *t = &r->plan.tests[sel[i]];
+
+		if (own_vm(r, t)) {
+			nown++;
+			if (t->flags & PLAN_FLAG_DISRUPTIVE)
 				ndisr++;
-	if (nshards > nsel - ndisr && nsel > ndisr)
-		nshards = nsel - ndisr;
-	if (nsel == ndisr)
-		nshards = ndisr ? 0 : 1;
-	r->nvms = nshards + ndisr;
+			else
+				npriv++;
+		}
+	}
+	if (nshards > nsel - nown && nsel > nown)
+		nshards = nsel - nown;
+	if (nsel == nown)
+		nshards = nown ? 0 : 1;
+	r->nvms = nshards + nown;
 	r->vms = xcalloc(r->nvms, sizeof(*r->vms));
 	for (size_t v = 0; v < r->nvms; v++) {
 		r->vms[v].r = r;
@@ -332,13 +364,16 @@ void shard_plan_vms(struct run *r, const struct durations *d)
 		const struct plan_test *t = &r->plan.tests[sel[i]];
 		struct vm *vm;
 
-		if (r->o->disruptive && (t->flags & PLAN_FLAG_DISRUPTIVE)) {
+		if (own_vm(r, t)) {
 			vm = &r->vms[nshards + nd++];
-			vm->select_args = xasprintf(
-				TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1", sel[i] + 1);
+			vm->select_args =
+				t->flags & PLAN_FLAG_DISRUPTIVE
+					? xasprintf(TAPBOOT_ARG_ONLY "%zu " TAPBOOT_ARG_DISRUPTIVE "1",
+						    sel[i] + 1)
+					: xasprintf(TAPBOOT_ARG_ONLY "%zu", sel[i] + 1);
 		} else {
 			/* the init's shard counts over what it selects: the filtered tests less
-			 * the disruptive ones when those run elsewhere */
+			 * the ones that run elsewhere */
 			vm = &r->vms[nshards > 1 ? seen % nshards : 0];
 			seen++;
 		}
@@ -350,16 +385,8 @@ void shard_plan_vms(struct run *r, const struct durations *d)
 	}
 	/* No history to balance with (or too long a list): the init's own modulo shards,
 	 * which need the same assignment as above. */
-	for (size_t v = 0; v < nshards; v++) {
-		struct strbuf a = STRBUF_INIT;
-
-		strbuf_grow(&a, 0);
-		if (nshards > 1)
-			strbuf_addf(&a, TAPBOOT_ARG_SHARD "%zu/%zu", v, nshards);
-		if (ndisr)
-			strbuf_addf(&a, "%s" TAPBOOT_ARG_DISRUPTIVE "elsewhere", a.len ? " " : "");
-		r->vms[v].select_args = strbuf_detach(&a);
-	}
+	for (size_t v = 0; v < nshards; v++)
+		r->vms[v].select_args = shard_args(v, nshards, ndisr, npriv);
 	free(sel);
 }
 

@@ -645,7 +645,7 @@ static void test_manifest_errors(void)
 	check_manifest_error("test a static\n  timeout soon\n", 3,
 			     "timeout 'soon' is not a number of seconds");
 	check_manifest_error("test a static\n  flag fast\n", 3,
-			     "unknown flag 'fast' (known: disruptive)");
+			     "unknown flag 'fast' (known: disruptive, privileged)");
 	check_manifest_error("test a static\n  env NOEQUALS\n", 3,
 			     "env 'NOEQUALS' is not KEY=VALUE");
 	check_manifest_error("test a static\n  colour red\n", 3,

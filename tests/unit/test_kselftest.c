@@ -426,9 +426,10 @@ static void test_disruptive(void)
 		m = slurp(a.out);
 		check(m &&
 		      strstr(m, "breakpoint_test\n    cwd /kselftest/breakpoints\n    timeout 45\n"
-				"test breakpoints:step_after_suspend_test"));
+				"    flag privileged\ntest breakpoints:step_after_suspend_test"));
+		/* breakpoints is in the shipped kselftest-privileged.txt too (ptrace) */
 		check(m && strstr(m, "step_after_suspend_test\n    cwd /kselftest/breakpoints\n"
-				     "    timeout 45\n    flag disruptive\n"));
+				     "    timeout 45\n    flag disruptive\n    flag privileged\n"));
 		check(m && strstr(m, "cpu-on-off-test.sh\n    cwd /kselftest/cpu-hotplug\n"
 				     "    timeout 45\n    flag disruptive\n"));
 		check_int(a.info.ndisruptive, ==, 2);

@@ -176,7 +176,7 @@ static void test_tests_image(void)
 	qemu_argv_build(&b, &argv);
 	s = qemu_argv_shell(&argv);
 	check(strstr(s,
-		     " -object " QEMU_TESTS_OBJECT ",share=on,mem-path=/r/tests.cpio,size=1048576"
+		     " -object " QEMU_TESTS_OBJECT ",share=on,readonly=on,mem-path=/r/tests.cpio,size=1048576"
 		     " -device ivshmem-plain,memdev=tapboot-tests,master=on") != NULL);
 	free(s);
 	strlist_release(&argv);
@@ -222,7 +222,7 @@ static void test_modes(void)
 			  "cortex-a57 -m 512 -smp 1"},
 	};
 	const char *fixed = " -no-reboot -display none -monitor none -serial stdio -nic none";
-	const char *tests = " -object memory-backend-file,id=tapboot-tests,share=on,"
+	const char *tests = " -object memory-backend-file,id=tapboot-tests,share=on,readonly=on,"
 			    "mem-path=/r/tests.cpio,size=1048576 -device "
 			    "ivshmem-plain,memdev=tapboot-tests,master=on";
 	const char *qmp = " -chardev socket,id=tapboot-qmp,fd=3 -mon "
