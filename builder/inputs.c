@@ -19,6 +19,7 @@
 #include "elfinfo.h"
 #include "error.h"
 #include "fs.h"
+#include "line_tag.h"
 
 #define TESTS_DIR "tests"
 
@@ -71,7 +72,7 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 		return -1;
 	if (!ei.is_elf) {
 		char head[256];
-		int fd = open(host, O_RDONLY | O_CLOEXEC);
+		int fd = open_regular(host, O_RDONLY);
 		ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
 
 		if (n >= 2 && head[0] == '#' && head[1] == '!') {
@@ -115,12 +116,59 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 	return ret;
 }
 
+/* A test's name is one field of the console protocol (docs/DESIGN.md, "Test names"): the
+ * init prints it in its run and verdict lines, the host matches it against the plan. A control
+ * character (C0 or DEL: a newline, a tab, a carriage return) cannot go through a console line
+ * unchanged, and the tag marker " ~tb:" would make the name end where the init's tag starts, so
+ * both are refused here, where every test of every input (a directory, a manifest, a
+ * gen_init_cpio list, a kselftest list, a TEST path) is added. Leading and trailing blanks
+ * would be lost in the line's blank-splitting, a leading "- " read as TAP's separator. Other
+ * characters go through ('#' and '\\' are escaped by lib/tap.c, blanks inside, quotes,
+ * digits: checked by a real boot, tests/boot/28-host-integrity.sh). -1 after a message naming
+ * origin. */
+static int check_test_name(const char *name, const char *origin)
+{
+	struct strbuf shown = STRBUF_INIT;
+	const char *why = NULL;
+	size_t n = strlen(name);
+	int ret = 0;
+
+	for (const char *s = name; *s && !why; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			why = "has a control character";
+	if (!why && strstr(name, LINE_TAG_MARK))
+		why = "holds the line tag's marker '" LINE_TAG_MARK "'";
+	if (!why && n && (name[0] == ' ' || name[n - 1] == ' '))
+		why = "starts or ends with a blank";
+	/* "ok 1 - name": TAP's optional separator, which every reader drops */
+	if (!why && !strncmp(name, "- ", 2))
+		why = "starts with TAP's separator '- '";
+	if (!why)
+		return 0;
+	strbuf_init(&shown);
+	for (const char *s = name; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			strbuf_addf(&shown, "\\x%02x", c);
+		else
+			strbuf_addch(&shown, (char)c);
+	}
+	ret = error("%s: test name '%s' %s (a name is one field of a console line: rename the "
+		    "test)",
+		    origin, shown.buf, why);
+	strbuf_release(&shown);
+	return ret;
+}
+
 static struct plan_test *add_test(struct inputs *in, const char *name, const char *image,
 				  const char *host, const char *origin)
 {
 	struct plan_test *t;
 	char *path, *slash;
 
+	if (check_test_name(name, origin) < 0)
+		return NULL;
 	for (size_t i = 0; i < in->plan->n; i++)
 		if (!strcmp(in->plan->tests[i].name, name)) {
 			error("%s: a test named '%s' already exists", origin, name);
@@ -581,8 +629,8 @@ int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char
 	unsigned line = 0;
 	int ret = 0;
 
-	while (p && *p && !ret) {
-		char *nl = strchr(p, '\n'), *s;
+	while (p && p < copy + len && !ret) {
+		char *nl = memchr(p, '\n', (size_t)(copy + len - p)), *s;
 
 		line++;
 		if (nl)
@@ -664,6 +712,7 @@ static char *host_path(const char *dir, const char *p)
 struct pending {
 	size_t test; /* index in the plan */
 	char *image; /* normalised */
+	char *file;  /* where its line is reported (#origin's file), NULL until set */
 	unsigned line;
 };
 
@@ -798,7 +847,7 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 			if (t) {
 				xgrow(pend, palloc, *npend + 1, sizeof(**pend));
 				(*pend)[*npend] =
-					(struct pending){in->plan->n - 1, xstrdup(img), line};
+					(struct pending){in->plan->n - 1, xstrdup(img), NULL, line};
 				(*npend)++;
 			}
 		} else {
@@ -837,42 +886,75 @@ out:
 	return ret;
 }
 
-static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *file,
+/* "#origin FILE:LINE" (a comment to anything else): the lines after it, up to the next one,
+ * are reported as FILE:LINE; a manifest tapboot generates (--kselftest: RESULTS/
+ * kselftest.manifest, removed when the build fails) names the line of the file it came from.
+ * *ofile is replaced (owned). */
+static void manifest_origin(const char *p, char **ofile, unsigned *oline)
+{
+	const char *colon = strrchr(p + 8, ':');
+	char *end;
+	unsigned long v;
+
+	if (!colon || colon == p + 8)
+		return;
+	errno = 0;
+	v = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || !v || v > 0xffffffffUL)
+		return;
+	free(*ofile);
+	*ofile = xstrndup(p + 8, (size_t)(colon - p - 8));
+	*oline = (unsigned)v;
+}
+
+static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *mfile,
 			  const char *dir)
 {
-	char *copy = xstrndup(buf, len), *p = copy;
+	char *copy = xstrndup(buf, len), *p = copy, *ofile = NULL;
 	struct pending *pend = NULL;
 	size_t npend = 0, palloc = 0;
-	unsigned line = 0;
+	unsigned nr = 0, oline = 0;
 	long cur = -1;
 	int ret = 0;
 
-	while (p && *p && !ret) {
-		char *nl = strchr(p, '\n');
+	while (p && p < copy + len && !ret) {
+		char *nl = memchr(p, '\n', (size_t)(copy + len - p));
+		const char *file = ofile ? ofile : mfile;
+		unsigned line = ofile ? oline : nr + 1;
 		struct strlist w;
 
-		line++;
+		nr++;
 		if (nl)
 			*nl = '\0';
+		/* a NUL byte would end the line (and, at a line's start, the manifest) silently */
+		if (strlen(p) != (size_t)((nl ? nl : copy + len) - p)) {
+			ret = error_at(file, line, "NUL byte in a manifest line");
+			break;
+		}
 		if (nl && nl > p && nl[-1] == '\r')
 			nl[-1] = '\0';
 		strlist_init(&w);
-		if (line == 1) {
+		if (nr == 1) {
 			size_t n = strlen(p);
 
 			while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 				n--;
 			if (n != 18 || strncmp(p, "tapboot-manifest 1", 18))
 				ret = error_at(file, line, "expected 'tapboot-manifest 1'");
+		} else if (!strncmp(p, "#origin ", 8)) {
+			manifest_origin(p, &ofile, &oline);
 		} else if (!(ret = split_words(p, &w, file, line)) && w.n) {
 			ret = manifest_line(in, &w, *p == ' ' || *p == '\t', dir, file, line, &cur,
 					    &pend, &npend, &palloc);
+			if (!ret && npend && !pend[npend - 1].file)
+				pend[npend - 1].file = xstrdup(file);
 		}
 		strlist_release(&w);
 		p = nl ? nl + 1 : NULL;
 	}
 	for (size_t i = 0; i < npend; i++) {
 		struct image_entry *e;
+		const char *file = pend[i].file ? pend[i].file : mfile;
 		char *origin = xasprintf("%s:%u", file, pend[i].line);
 
 		if (!ret) {
@@ -888,8 +970,10 @@ static int manifest_parse(struct inputs *in, const char *buf, size_t len, const 
 		}
 		free(origin);
 		free(pend[i].image);
+		free(pend[i].file);
 	}
 	free(pend);
+	free(ofile);
 	free(copy);
 	return ret;
 }

@@ -228,6 +228,14 @@ int run_finish(struct run *r, const char *cmd_line)
 	results_init(&res);
 	finish_vms(r, &errors);
 	merge_vms(r, &res);
+	if (res.unmatched) {
+		if (errors.len)
+			strbuf_addstr(&errors, "; ");
+		strbuf_addf(&errors,
+			    "%zu planned test%s had no verdict although the guest finished "
+			    "(the first: '%s')",
+			    res.unmatched, res.unmatched == 1 ? "" : "s", res.first_unmatched);
+	}
 	dpath = durations_path(r->cfg.arch);
 	durations_save(dpath, res.tests, res.ntests);
 	free(dpath);

@@ -88,6 +88,9 @@ static int resolve_kernel(struct run *r)
 			goto out;
 		}
 	} else {
+		/* a FIFO would block the open below forever (issue 41) */
+		if (fs_check_regular(k, "kernel") < 0)
+			return -1;
 		if (access(k, R_OK) < 0) {
 			error_errno("cannot read kernel '%s'", k);
 			return -1;
@@ -119,6 +122,8 @@ static int resolve_kernel(struct run *r)
 			r->kernel_image);
 	if (r->o->config) {
 		free(r->kernel_config);
+		if (fs_check_regular(r->o->config, "kernel config") < 0)
+			goto out;
 		if (access(r->o->config, R_OK) < 0) {
 			error_errno("cannot read kernel config '%s'", r->o->config);
 			goto out;
