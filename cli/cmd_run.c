@@ -371,6 +371,38 @@ static int resolve_target(const struct run_target *t, struct run_target *out,
 	return 0;
 }
 
+static const int run_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Before the boot (fetching a kernel, building the image, hashing it) nothing reads the
+ * signalfd, and a blocked signal waited for the boot: an interrupt there ends tapboot at once,
+ * exit 130 as in the boot; its children die with it (proc_fork's PDEATHSIG). */
+static void interrupted_early(int sig)
+{
+	static const char msg[] = "tapboot: interrupted before the boot\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(EXIT_INTERRUPTED);
+	_exit(EXIT_INTERRUPTED);
+}
+
+/* early: the handler above, unblocked; otherwise blocked, for the signalfd the boot watches. */
+static void signals_phase(bool early)
+{
+	struct sigaction sa;
+	sigset_t mask;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = interrupted_early;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(run_signals); i++) {
+		sigaction(run_signals[i], &sa, NULL);
+		sigaddset(&mask, run_signals[i]);
+	}
+	sigprocmask(early ? SIG_UNBLOCK : SIG_BLOCK, &mask, NULL);
+}
+
 /* One kernel's run, results in out_dir (NULL: a new directory). */
 static int run_one(const struct run_opts *o, const struct run_target *t, const char *out_dir,
 		   const char *cmd_line, int sigfd)
@@ -380,10 +412,13 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 	struct run r;
 	int status = EXIT_USAGE;
 
+	signals_phase(true);
 	if (resolve_target(t, &rt, &ks) < 0)
 		return status;
 	run_init(&r, o, &rt, out_dir);
 	if (run_prepare(&r) == 0) {
+		/* from here an interrupt stops the VMs and the partial results are written */
+		signals_phase(false);
 		run_boot(&r, sigfd);
 		status = run_finish(&r, cmd_line);
 	}
@@ -464,13 +499,12 @@ int cmd_run(int argc, char **argv)
 	strbuf_addstr(&cl, "tapboot");
 	for (int i = 0; i < argc; i++)
 		strbuf_addf(&cl, " %s", argv[i]);
-	/* Signals are taken through a signalfd from here on, so an interrupt always ends in the
-	 * same place: QEMU stopped, partial results written, exit 130. */
+	/* During the boot, signals are taken through a signalfd (blocked: signals_phase), so an
+	 * interrupt always ends in the same place: QEMU stopped, partial results written, exit
+	 * 130. Before it they end tapboot at once (interrupted_early). */
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(run_signals); i++)
+		sigaddset(&mask, run_signals[i]);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 	status = o.ntargets > 1 ? run_matrix(&o, cl.buf, sigfd) :
