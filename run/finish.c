@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* finish.c: after the VMs: the results merged, the reports, the consoles, QEMU's messages,
  * reproduce.sh, the summary and the exit status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,7 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 		strcpy(ihash, "unreadable");
 	qemu_version(r->cfg.qemu, qver, sizeof(qver));
 	if (write_file_atomic(path, WRITE_FILE_QUIET, 0755, reproduce_write, &x) < 0)
-		warning_errno("cannot write '%s'", path);
+		run_write_failed(r, path, errno);
 	free(path);
 }
 
@@ -118,12 +119,18 @@ static void concat_consoles(struct run *r)
 
 		if (!in)
 			continue;
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-			fwrite(buf, 1, n, out);
+		while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+			if (fwrite(buf, 1, n, out) != n) {
+				run_write_failed(r, path, errno);
+				fclose(out);
+				out = NULL;
+			}
 		fclose(in);
 	}
-	if (!out || fclose(out) != 0)
-		warning_errno("cannot write '%s'", path);
+	if (!out)
+		run_write_failed(r, path, errno);
+	else
+		run_close_checked(r, out, path);
 	free(order);
 	free(path);
 }
@@ -209,7 +216,8 @@ static void write_qemu_logs(struct run *r)
 			continue;
 		p = r->nvms == 1 ? xasprintf("%s/qemu.log", r->dir)
 				 : xasprintf("%s/qemu.%zu.log", r->dir, v + 1);
-		write_file_atomic(p, WRITE_FILE_QUIET, 0, put_str, qerr);
+		if (write_file_atomic(p, WRITE_FILE_QUIET, 0, put_str, qerr) < 0)
+			run_write_failed(r, p, errno);
 		free(p);
 	}
 }
@@ -221,7 +229,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	struct report_run rep;
 	struct crash_sig *crash;
 	struct results res;
-	struct strbuf errors = STRBUF_INIT;
+	struct strbuf errors = STRBUF_INIT, rep_error = STRBUF_INIT;
 	char *dpath;
 	int status;
 
@@ -241,10 +249,16 @@ int run_finish(struct run *r, const char *cmd_line)
 	free(dpath);
 	if (r->nvms > 1)
 		concat_consoles(r);
+	/* a write into the results directory that failed during the boot (console.log, a test's
+	 * log) is the run's error: the reports say it (it was said on stderr when it failed) */
+	strbuf_init(&rep_error);
+	strbuf_add(&rep_error, errors.buf ? errors.buf : "", errors.len);
+	if (r->write_error)
+		strbuf_addf(&rep_error, "%s%s", rep_error.len ? "; " : "", r->write_error);
 	/* a VM's error makes its summary, and so the merged one, incomplete: complete is the
 	 * merged summary's */
 	report_run_fill(&rep, res.tests, res.ntests, &res.sum,
-			r->o->kselftest ? "kselftest" : "tapboot", errors.len ? errors.buf : NULL);
+			r->o->kselftest ? "kselftest" : "tapboot", rep_error.len ? rep_error.buf : NULL);
 	rep.arch = r->cfg.arch;
 	rep.kernel = r->kernel_image;
 	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
@@ -260,7 +274,11 @@ int run_finish(struct run *r, const char *cmd_line)
 	crash = report_exit_status(&rep) ? crash_sig_from_file(dpath) : NULL;
 	rep.crash = crash;
 	free(dpath);
-	report_write_all(r->dir, &rep);
+	/* the reserve goes now: the reports are what it kept room for */
+	if (r->reserve && unlink(r->reserve) < 0 && errno != ENOENT)
+		warning_errno("cannot remove '%s'", r->reserve);
+	if (report_write_all(r->dir, &rep) < 0 && !r->write_error)
+		r->write_error = xasprintf("cannot write the reports in '%s'", r->dir);
 	write_qemu_logs(r);
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o->quiet)
@@ -275,7 +293,12 @@ int run_finish(struct run *r, const char *cmd_line)
 		error("%s", errors.buf);
 	printf("results: %s/\n", r->dir);
 	status = results_exit_status(&rep, &r->o->policy, r->interrupted);
+	/* never 0 (nor 1) when a file of the results could not be written: what is there is not
+	 * the run (README, "Exit status") */
+	if (r->write_error && status != EXIT_INTERRUPTED)
+		status = EXIT_VM;
 	strbuf_release(&errors);
+	strbuf_release(&rep_error);
 	crash_sig_free(crash);
 	results_release(&res);
 	/* a kernel that died before the init: its last lines, and why; not when QEMU itself
