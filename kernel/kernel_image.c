@@ -100,7 +100,8 @@ static bool elf_has_pvh(int fd)
  * the end). */
 static uint64_t header_size(int fd, const unsigned char *h, size_t n, enum kernel_format f)
 {
-	if (f == KERNEL_BZIMAGE && le16(h + 0x206) >= 0x204) {
+	/* syssize 0: a header without a kernel after it (a probe's fixture), no claim */
+	if (f == KERNEL_BZIMAGE && le16(h + 0x206) >= 0x204 && le32(h + 0x1f4)) {
 		unsigned setup = h[0x1f1] ? h[0x1f1] : 4;
 
 		return (uint64_t)(setup + 1) * 512 + (uint64_t)le32(h + 0x1f4) * 16;

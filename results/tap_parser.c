@@ -135,6 +135,7 @@ struct tap_parser {
 	long planned_sum;
 	bool any_plan;
 	bool finished;
+	bool interrupted; /* tap_parser_interrupted */
 
 	struct tap_summary sum;
 };
@@ -323,7 +324,7 @@ static enum verdict worst(const struct tap_test *v, size_t n)
 	static const int rank[VERDICT_COUNT] = {
 		[VERDICT_PASS] = 0,    [VERDICT_SKIP] = 1,  [VERDICT_XFAIL] = 2,
 		[VERDICT_XPASS] = 3,   [VERDICT_FAIL] = 4,  [VERDICT_MISSING] = 5,
-		[VERDICT_TIMEOUT] = 6, [VERDICT_CRASH] = 7,
+		[VERDICT_TIMEOUT] = 6, [VERDICT_CRASH] = 7,  [VERDICT_INTERRUPTED] = 5,
 	};
 	enum verdict w = VERDICT_PASS;
 
@@ -1834,6 +1835,11 @@ void tap_parser_feed(struct tap_parser *p, const char *buf, size_t len)
 
 /* ---- end of stream ---- */
 
+void tap_parser_interrupted(struct tap_parser *p)
+{
+	p->interrupted = true;
+}
+
 void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 {
 	struct level *l0;
@@ -1898,7 +1904,9 @@ void tap_parser_finish(struct tap_parser *p, const char *cut_reason)
 			t->num = num;
 			t->name = name && *name ? a_str(p, name) :
 						  synth_name(p, l0->doc_start == 0, num);
-			t->verdict = VERDICT_CRASH;
+			/* stopped by tapboot's interrupt, not by the kernel */
+			t->verdict = p->interrupted && !p->sum.crash_line ? VERDICT_INTERRUPTED
+									  : VERDICT_CRASH;
 			t->reason = a_str(
 				p, p->sum.crash_line ? p->sum.crash_line
 				   : cut_reason

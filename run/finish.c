@@ -161,6 +161,8 @@ static void finish_vms(struct run *r, struct strbuf *errors)
 		if (!vm->parser)
 			continue;
 		cut = vm_cut_reason(r, vm);
+		if (vm->res == WATCH_INTERRUPTED)
+			tap_parser_interrupted(vm->parser);
 		tap_parser_finish(vm->parser, cut);
 		if (vm->console)
 			fflush(vm->console);
@@ -173,6 +175,33 @@ static void finish_vms(struct run *r, struct strbuf *errors)
 				strbuf_addf(errors, "VM %u: ", vm->index);
 			strbuf_addstr(errors, e);
 			vm->error = e;
+		}
+	}
+}
+
+/* A timeout during which QEMU was stopped or starved (stall.c) says so in its reason, in every
+ * report; the verdict stays a timeout. The new reasons are owned by notes. */
+static void note_stalls(struct run *r, struct results *res, struct strlist *notes)
+{
+	for (size_t v = 0; v < r->nvms; v++) {
+		const struct vm *vm = &r->vms[v];
+
+		for (size_t k = 0; vm->stall_s && k < vm->ntests; k++) {
+			const char *name = r->plan.tests[vm->tests[k]].name;
+
+			if (vm->stall_s[k] < STALL_NOTE_S)
+				continue;
+			for (size_t i = 0; i < res->ntests; i++) {
+				struct tap_test *t = &res->tests[i];
+				char *why;
+
+				if (strcmp(t->name, name) || t->verdict != VERDICT_TIMEOUT)
+					continue;
+				why = stall_reason(t->reason, vm->stall_s[k]);
+				strlist_push(notes, why);
+				free(why);
+				t->reason = notes->v[notes->n - 1];
+			}
 		}
 	}
 }
@@ -230,12 +259,15 @@ int run_finish(struct run *r, const char *cmd_line)
 	struct crash_sig *crash;
 	struct results res;
 	struct strbuf errors = STRBUF_INIT, rep_error = STRBUF_INIT;
+	struct strlist notes;
 	char *dpath;
 	int status;
 
 	results_init(&res);
+	strlist_init(&notes);
 	finish_vms(r, &errors);
 	merge_vms(r, &res);
+	note_stalls(r, &res, &notes);
 	if (res.unmatched) {
 		if (errors.len)
 			strbuf_addstr(&errors, "; ");
@@ -301,6 +333,7 @@ int run_finish(struct run *r, const char *cmd_line)
 	strbuf_release(&rep_error);
 	crash_sig_free(crash);
 	results_release(&res);
+	strlist_release(&notes);
 	/* a kernel that died before the init: its last lines, and why; not when QEMU itself
 	 * failed (its message says why: the kernel never ran) */
 	if (status == EXIT_VM && !qemu_failed_alone(r))

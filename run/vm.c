@@ -102,6 +102,7 @@ static void on_run(void *ctx, unsigned num, const char *name)
 	run_close_checked(vm->r, vm->test_log, vm->test_log_path);
 	vm->test_log = open_test_log(vm, name);
 	vm->test_log_num = num;
+	stall_begin(&vm->stall, vm->spawned ? vm->proc.pid : -1);
 	if (vm->r->tty && !vm->r->o->quiet) {
 		fprintf(stderr, "\r\033[K  running  %s", name);
 		fflush(stderr);
@@ -125,6 +126,8 @@ static void on_result(void *ctx, const struct tap_test *t)
 
 	run_close_checked(vm->r, vm->test_log, vm->test_log_path);
 	vm->test_log = NULL;
+	if (t->num >= 1 && t->num <= vm->ntests && vm->stall_s)
+		vm->stall_s[t->num - 1] = stall_end(&vm->stall, vm->proc.pid);
 	if (vm->r->o->quiet)
 		return;
 	fprintf(stderr, "%s  %-7s %7.2fs  %s%s%s\n", vm->r->tty ? "\r\033[K" : "",
@@ -160,6 +163,13 @@ static void vm_console_cut(struct vm *vm, int err)
 		(unsigned long long)vm->console_bytes, strerror(err ? err : EIO));
 	if (fclose(fp) != 0)
 		warning_errno("cannot write the cut note to '%s'", vm->console_path);
+}
+
+void vm_tick(void *ctx, pid_t pid)
+{
+	struct vm *vm = ctx;
+
+	stall_tick(&vm->stall, pid);
 }
 
 enum watch_action vm_console_data(void *ctx, const char *buf, size_t len)
@@ -258,6 +268,7 @@ void vm_release(struct vm *vm)
 	free(vm->select_args);
 	free(vm->tests);
 	free(vm->console_path);
+	free(vm->stall_s);
 }
 
 /* Can the kernel read an archive appended to the image? Its gzip and zstd readers stop at
@@ -328,6 +339,8 @@ static int open_console(struct vm *vm)
 	for (size_t i = 0; i < vm->ntests; i++)
 		names[i] = r->plan.tests[vm->tests[i]].name;
 	tap_parser_expect(vm->parser, names, vm->ntests);
+	free(vm->stall_s);
+	vm->stall_s = xcalloc(vm->ntests + 1, sizeof(*vm->stall_s));
 	free(names);
 	return 0;
 }

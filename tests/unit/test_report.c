@@ -135,7 +135,7 @@ static void t_json(void)
 		"  ],\n"
 		"  \"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, \"xfail\": 0, \"xpass\": "
 		"0, "
-		"\"timeout\": 1, \"crash\": 1, \"missing\": 1, \"total\": 6}\n"
+		"\"timeout\": 1, \"crash\": 1, \"missing\": 1, \"interrupted\": 0, \"total\": 6}\n"
 		"}\n");
 	/* and our own reader takes it back */
 	/* check_int evaluates its arguments twice: no side effects inside it */

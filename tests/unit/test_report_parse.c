@@ -137,7 +137,7 @@ static void t_formats(void)
 		check(out &&
 		      strstr(out, "\"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, "
 				  "\"xfail\": 0, \"xpass\": 0, \"timeout\": 0, \"crash\": 0, "
-				  "\"missing\": 0, \"total\": 3}"));
+				  "\"missing\": 0, \"interrupted\": 0, \"total\": 3}"));
 		free(out);
 		free(err);
 	}
