@@ -2,6 +2,7 @@
 /* cmd_run.c: tapboot run: the usage, the option table, the matrix of kernels; one run of one
  * kernel is run/'s (prepare, boot, finish). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -375,12 +376,47 @@ static const int run_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 /* Before the boot (fetching a kernel, building the image, hashing it) nothing reads the
  * signalfd, and a blocked signal waited for the boot: an interrupt there ends tapboot at once,
- * exit 130 as in the boot; its children die with it (proc_fork's PDEATHSIG). */
+ * exit 130 as in the boot; its children die with it (kill_children; proc_fork's PDEATHSIG). */
+/* SIGKILL to every child of this process: the ones libarchive starts itself (an xz -6 busy with
+ * a block wrote nothing for seconds after tapboot was gone, so its broken pipe came late) have
+ * no PDEATHSIG. Async-signal-safe: open, read, kill, and the digits by hand. */
+static void kill_children(void)
+{
+	char path[64] = "/proc/self/task/", digits[16], buf[1024];
+	size_t n = strlen(path), k = 0;
+	long pid = getpid(), cur = 0;
+	ssize_t got;
+	int fd;
+
+	do
+		digits[k++] = (char)('0' + pid % 10);
+	while ((pid /= 10) && k < sizeof(digits));
+	while (k)
+		path[n++] = digits[--k];
+	memcpy(path + n, "/children", sizeof("/children"));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				cur = cur * 10 + (buf[i] - '0');
+			} else if (cur) {
+				kill((pid_t)cur, SIGKILL);
+				cur = 0;
+			}
+		}
+	if (cur)
+		kill((pid_t)cur, SIGKILL);
+	close(fd);
+}
+
 static void interrupted_early(int sig)
 {
 	static const char msg[] = "tapboot: interrupted before the boot\n";
 
 	(void)sig;
+	kill_children();
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(EXIT_INTERRUPTED);
 	_exit(EXIT_INTERRUPTED);

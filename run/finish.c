@@ -197,6 +197,9 @@ static void note_stalls(struct run *r, struct results *res, struct strlist *note
 
 				if (strcmp(t->name, name) || t->verdict != VERDICT_TIMEOUT)
 					continue;
+				/* a busy host's run delay is no story: a tenth of the test */
+				if (t->duration_s > 0 && vm->stall_s[k] < t->duration_s * STALL_NOTE_PART)
+					continue;
 				why = stall_reason(t->reason, vm->stall_s[k]);
 				strlist_push(notes, why);
 				free(why);

@@ -35,6 +35,8 @@ void stall_tick(struct vm_stall *s, pid_t pid);
 double stall_end(struct vm_stall *s, pid_t pid);
 /* Stalls shorter than this say nothing: the run delay of a loaded 2-core host. */
 #define STALL_NOTE_S 1.0
+/* ... nor those under this part of the test's own duration */
+#define STALL_NOTE_PART 0.1
 /* reason with the stall said: "timeout after 10 s (QEMU was stopped or starved for 20.3 s of
  * it)". Caller frees. */
 char *stall_reason(const char *reason, double stall_s);

@@ -136,10 +136,17 @@ wait $pid
 rc=$?
 is "$rc" 130 "SIGINT while xz compresses the image: exit 130 (it waited for the build)"
 is "$(cat o-sig.err)" "tapboot: interrupted before the boot" "... saying so"
+# alive PID...: those still running (a zombie waiting for its reaper holds nothing)
+alive() {
+	local p out=""
+	for p in "$@"; do
+		[ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] &&
+			out+=" $p"
+	done
+	echo "${out# }"
+}
 sleep 1
-left=""
-for c in $kids; do [ -d /proc/$c ] && left+=" $c"; done
-is "$left" "" "... its xz is gone"
+is "$(alive $kids)" "" "... its xz is gone (libarchive's child: killed by the handler)"
 
 # ---- a results directory that fills up mid-run (item 3) ----
 mkdir mnt
@@ -147,28 +154,89 @@ if ! mount -t tmpfs -o size=16m tmpfs mnt 2>mount.err; then
 	bail "cannot mount a tmpfs (needs root): $(cat mount.err)"
 fi
 trap 'umount "$WORK/mnt" 2>/dev/null; rm -rf "$WORK"' EXIT
-printf 'tapboot-manifest 1\ntest nap nap\n    arg 6\n    arg 200\ntest pass pass\n' >m-full
-"$TAPBOOT" run -q --kernel "$k" -o mnt/o m-full >full.out 2>full.err &
+# full ARCH KERNEL: a run into mnt/ARCH whose tmpfs dd fills while its first test sleeps
+full() {
+	local arch=$1 kern=$2 gd=$GUEST/$1/static d=mnt/$1
+	mkdir -p "full-$arch"
+	cp "$gd/nap" "$gd/pass" "full-$arch/"
+	printf 'tapboot-manifest 1\ntest nap nap\n    arg 6\n    arg 200\ntest pass pass\n' \
+		>"full-$arch/m"
+	"$TAPBOOT" run -q --kernel "$kern" -o "$d" "full-$arch/m" >"full-$arch.out" \
+		2>"full-$arch.err" &
+	pid=$!
+	for _ in $(seq 600); do
+		grep -qs "tapboot: run 1 nap" "$d/console.log" && break
+		sleep 0.2
+	done
+	dd if=/dev/zero of=mnt/filler bs=64k 2>/dev/null
+	wait $pid
+	rc=$?
+	rm -f mnt/filler
+	is "$rc" 3 "$arch: a results directory full while a test runs: exit 3 (was 0)"
+	is "$(cat "full-$arch.err")" "tapboot: cannot write '$d/console.log': No space left on device" \
+		"$arch: ... naming the file and errno"
+	is "$(jq -c '[.error, .complete, [.tests[] | .result]]' "$d/results.json")" \
+		"[\"cannot write '$d/console.log': No space left on device\",false,[\"pass\",\"pass\"]]" \
+		"$arch: ... results.json written: the error, incomplete, both verdicts read"
+	[ -s "$d/junit.xml" ] && [ -s "$d/kcidb.json" ] && [ -s "$d/results.tap" ]
+	ok $? "$arch: ... junit.xml, kcidb.json and results.tap written too"
+	like "$(tail -1 "$d/console.log")" \
+		"^tapboot: console.log cut here, after [0-9]+ bytes of the console: No space left on device$" \
+		"$arch: ... console.log says where it was cut"
+	[ ! -e "$d/.tapboot-reserve" ]
+	ok $? "$arch: ... the reserve is gone"
+	rm -rf "$d"
+}
+[ -x "$GUEST/arm64/static/nap" ] || bail "$GUEST/arm64/static/nap is not built: run make"
+full x86_64 "$k"
+full arm64 "$ka"
+umount mnt
+
+# qemu_of PID: the QEMU processes among tapboot PID's children
+qemu_of() { ps -o pid=,comm= --ppid "$1" | awk '/qemu-system/ {print $1}'; }
+
+# ---- a QEMU stopped for 20 s during a test's timeout (item 9) ----
+printf 'tapboot-manifest 1\ntest hang hang\ntest pass pass\n' >m-stall
+"$TAPBOOT" run -q --timeout 10 --kernel "$k" -o o-stall m-stall >stall.out 2>stall.err &
 pid=$!
-for _ in $(seq 600); do
-	grep -qs "tapboot: run 1 nap" mnt/o/console.log && break
+for _ in $(seq 900); do
+	grep -qs "tapboot: run 1 hang" o-stall/console.log && break
 	sleep 0.2
 done
-dd if=/dev/zero of=mnt/filler bs=64k 2>/dev/null
+q=$(qemu_of $pid)
+[ -n "$q" ]
+ok $? "QEMU found among tapboot's children ($q)"
+kill -STOP $q
+sleep 20
+kill -CONT $q
 wait $pid
-rc=$?
-is "$rc" 3 "a results directory full while a test runs: exit 3 (was 0)"
-is "$(cat full.err)" "tapboot: cannot write 'mnt/o/console.log': No space left on device" \
-	"... naming the file and errno"
-is "$(jq -c '[.error, .complete, [.tests[] | .result]]' mnt/o/results.json)" \
-	"[\"cannot write 'mnt/o/console.log': No space left on device\",false,[\"pass\",\"pass\"]]" \
-	"... results.json written: the error, incomplete, both verdicts read"
-[ -s mnt/o/junit.xml ] && [ -s mnt/o/kcidb.json ] && [ -s mnt/o/results.tap ]
-ok $? "... junit.xml, kcidb.json and results.tap written too"
-like "$(tail -1 mnt/o/console.log)" \
-	"^tapboot: console.log cut here, after [0-9]+ bytes of the console: No space left on device$" \
-	"... console.log says where it was cut"
-[ ! -e mnt/o/.tapboot-reserve ]
-ok $? "... the reserve is gone"
-umount mnt
+is "$?" 1 "QEMU stopped 20 s during a --timeout 10 test: exit 1 (a timeout)"
+like "$(reason o-stall hang)" \
+	'^timeout after 10 s \(QEMU was stopped or starved for (19|2[0-9])\.[0-9] s of it\)$' \
+	"... the timeout's reason names the stall"
+is "$(verdict o-stall hang):$(verdict o-stall pass):$(reason o-stall pass)" "timeout:pass:" \
+	"... the verdict stays a timeout, the next test passes without a note"
+grep -q 'QEMU was stopped or starved for' o-stall/junit.xml &&
+	grep -q 'QEMU was stopped or starved for' o-stall/kcidb.json
+ok $? "... junit.xml and kcidb.json say it too"
+
+# ---- Ctrl-C with -j 2 while tests run: interrupted, exit 130, results written ----
+printf 'tapboot-manifest 1\ntest h1 hang\ntest h2 hang\ntest h3 hang\ntest p pass\n' >m-int
+"$TAPBOOT" run -q -j 2 --timeout 60 --kernel "$k" -o o-int m-int >int.out 2>int.err &
+pid=$!
+for _ in $(seq 1200); do
+	[ "$(cat o-int/console.*.log 2>/dev/null | grep -ac 'tapboot: run [0-9] h')" -ge 2 ] && break
+	sleep 0.2
+done
+qs=$(qemu_of $pid)
+kill -INT $pid
+wait $pid
+is "$?" 130 "SIGINT with -j 2 while two tests run: exit 130"
+is "$(jq -c '[.complete, [.tests[] | .result]]' o-int/results.json)" \
+	'[false,["interrupted","interrupted","missing","missing"]]' \
+	"... the running tests are interrupted (not crash), the others missing"
+is "$(jq -c '[.tests[] | .status]' o-int/kcidb.json)" '["SKIP","SKIP","MISS","MISS"]' \
+	"... KCIDB: SKIP for interrupted (its status of test and code unknown), MISS"
+is "$(jq -r '.summary.interrupted' o-int/results.json)" 2 "... counted in the summary"
+is "$(alive $qs)" "" "... no QEMU left"
 done_testing
