@@ -623,9 +623,20 @@ out:
 	return ret;
 }
 
+/* buf's len bytes and a NUL: xstrndup would stop at a NUL byte in the file, which is to be
+ * found and named, not cut at. */
+static char *copy_bytes(const char *buf, size_t len)
+{
+	char *copy = xmalloc(len + 1);
+
+	memcpy(copy, buf, len);
+	copy[len] = '\0';
+	return copy;
+}
+
 int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char *file)
 {
-	char *copy = xstrndup(buf, len), *p = copy;
+	char *copy = copy_bytes(buf, len), *p = copy;
 	unsigned line = 0;
 	int ret = 0;
 
@@ -910,7 +921,7 @@ static void manifest_origin(const char *p, char **ofile, unsigned *oline)
 static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *mfile,
 			  const char *dir)
 {
-	char *copy = xstrndup(buf, len), *p = copy, *ofile = NULL;
+	char *copy = copy_bytes(buf, len), *p = copy, *ofile = NULL;
 	struct pending *pend = NULL;
 	size_t npend = 0, palloc = 0;
 	unsigned nr = 0, oline = 0;
