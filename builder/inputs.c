@@ -3,6 +3,7 @@
  * manifests) into image entries and plan tests. Writing is cpio_writer.c's job. */
 #include "inputs.h"
 #include "kselftest.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,7 +20,6 @@
 #include "elfinfo.h"
 #include "error.h"
 #include "fs.h"
-#include "line_tag.h"
 
 #define TESTS_DIR "tests"
 
@@ -116,50 +116,6 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 	return ret;
 }
 
-/* A test's name is one field of the console protocol (docs/DESIGN.md, "Test names"): the
- * init prints it in its run and verdict lines, the host matches it against the plan. A control
- * character (C0 or DEL: a newline, a tab, a carriage return) cannot go through a console line
- * unchanged, and the tag marker " ~tb:" would make the name end where the init's tag starts, so
- * both are refused here, where every test of every input (a directory, a manifest, a
- * gen_init_cpio list, a kselftest list, a TEST path) is added. Leading and trailing blanks
- * would be lost in the line's blank-splitting, a leading "- " read as TAP's separator. Other
- * characters go through ('#' and '\\' are escaped by lib/tap.c, blanks inside, quotes,
- * digits: checked by a real boot, tests/boot/28-host-integrity.sh). -1 after a message naming
- * origin. */
-static int check_test_name(const char *name, const char *origin)
-{
-	struct strbuf shown = STRBUF_INIT;
-	const char *why = NULL;
-	size_t n = strlen(name);
-	int ret = 0;
-
-	for (const char *s = name; *s && !why; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			why = "has a control character";
-	if (!why && strstr(name, LINE_TAG_MARK))
-		why = "holds the line tag's marker '" LINE_TAG_MARK "'";
-	if (!why && n && (name[0] == ' ' || name[n - 1] == ' '))
-		why = "starts or ends with a blank";
-	/* "ok 1 - name": TAP's optional separator, which every reader drops */
-	if (!why && !strncmp(name, "- ", 2))
-		why = "starts with TAP's separator '- '";
-	if (!why)
-		return 0;
-	strbuf_init(&shown);
-	for (const char *s = name; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			strbuf_addf(&shown, "\\x%02x", c);
-		else
-			strbuf_addch(&shown, (char)c);
-	}
-	ret = error("%s: test name '%s' %s (a name is one field of a console line: rename the "
-		    "test)",
-		    origin, shown.buf, why);
-	strbuf_release(&shown);
-	return ret;
-}
 
 static struct plan_test *add_test(struct inputs *in, const char *name, const char *image,
 				  const char *host, const char *origin)
@@ -190,7 +146,6 @@ static int cmp_test_name(const void *a, const void *b)
 	return strcmp(((const struct plan_test *)a)->name, ((const struct plan_test *)b)->name);
 }
 
-static bool parse_uint(const char *s, unsigned *out);
 
 /* ---- directories ---- */
 
@@ -394,81 +349,9 @@ int inputs_add_tree(struct inputs *in, const char *host, const char *image, bool
 
 /* ---- gen_init_cpio lists (the kernel's usr/gen_init_cpio.c) ---- */
 
-static char *next_word(char **p)
-{
-	char *s = *p, *w;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s)
-		return NULL;
-	w = s;
-	while (*s && *s != ' ' && *s != '\t')
-		s++;
-	if (*s)
-		*s++ = '\0';
-	*p = s;
-	return w;
-}
 
-static bool parse_octal(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
 
-	errno = 0;
-	v = strtoul(s, &end, 8);
-	if (errno || end == s || *end || v > 07777)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > 0xffffffffUL)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-/* gen_init_cpio expands ${NAME} in a file line's location (cpio_replace_env()). */
-static char *expand_env(const char *s, const char *file, unsigned line)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_init(&sb);
-	while (*s) {
-		const char *end;
-
-		if (s[0] != '$' || s[1] != '{' || !(end = strchr(s + 2, '}'))) {
-			strbuf_addch(&sb, *s++);
-			continue;
-		}
-		{
-			char *name = xstrndup(s + 2, (size_t)(end - s - 2));
-			const char *v = getenv(name);
-
-			if (!v) {
-				error_at(file, line, "environment variable '%s' is not set", name);
-				free(name);
-				strbuf_release(&sb);
-				return NULL;
-			}
-			strbuf_addstr(&sb, v);
-			free(name);
-		}
-		s = end + 1;
-	}
-	return strbuf_detach(&sb);
-}
 
 /* What one gen_init_cpio line's handler gets: the words after the keyword, parsed mode and
  * the normalised name. */
@@ -623,16 +506,6 @@ out:
 	return ret;
 }
 
-/* buf's len bytes and a NUL: xstrndup would stop at a NUL byte in the file, which is to be
- * found and named, not cut at. */
-static char *copy_bytes(const char *buf, size_t len)
-{
-	char *copy = xmalloc(len + 1);
-
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	return copy;
-}
 
 int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char *file)
 {
@@ -670,49 +543,6 @@ int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char
 
 /* ---- tapboot manifests (docs/DESIGN.md) ---- */
 
-/* Split a manifest line into words: double quotes group, backslash escapes (\\ \" \n \t). */
-static int split_words(const char *s, struct strlist *out, const char *file, unsigned line)
-{
-	while (*s) {
-		struct strbuf w = STRBUF_INIT;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#')
-			break;
-		strbuf_init(&w);
-		while (*s && *s != ' ' && *s != '\t') {
-			if (*s == '"') {
-				s++;
-				while (*s && *s != '"') {
-					if (*s == '\\' && s[1]) {
-						s++;
-						strbuf_addch(&w, *s == 'n'   ? '\n'
-								 : *s == 't' ? '\t'
-									     : *s);
-						s++;
-					} else {
-						strbuf_addch(&w, *s++);
-					}
-				}
-				if (*s != '"') {
-					strbuf_release(&w);
-					return error_at(file, line, "unterminated double quote");
-				}
-				s++;
-			} else if (*s == '\\' && s[1]) {
-				s++;
-				strbuf_addch(&w, *s == 'n' ? '\n' : *s == 't' ? '\t' : *s);
-				s++;
-			} else {
-				strbuf_addch(&w, *s++);
-			}
-		}
-		strlist_push(out, w.buf);
-		strbuf_release(&w);
-	}
-	return 0;
-}
 
 static char *host_path(const char *dir, const char *p)
 {
@@ -897,26 +727,6 @@ out:
 	return ret;
 }
 
-/* "#origin FILE:LINE" (a comment to anything else): the lines after it, up to the next one,
- * are reported as FILE:LINE; a manifest tapboot generates (--kselftest: RESULTS/
- * kselftest.manifest, removed when the build fails) names the line of the file it came from.
- * *ofile is replaced (owned). */
-static void manifest_origin(const char *p, char **ofile, unsigned *oline)
-{
-	const char *colon = strrchr(p + 8, ':');
-	char *end;
-	unsigned long v;
-
-	if (!colon || colon == p + 8)
-		return;
-	errno = 0;
-	v = strtoul(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end || !v || v > 0xffffffffUL)
-		return;
-	free(*ofile);
-	*ofile = xstrndup(p + 8, (size_t)(colon - p - 8));
-	*oline = (unsigned)v;
-}
 
 static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *mfile,
 			  const char *dir)
