@@ -51,10 +51,14 @@ static char *read_all(const char *path, size_t *len, const char *origin)
 	char *buf;
 
 	if (read_file(path, &buf, len) < 0) {
-		/* a directory opens and fails at the read */
-		error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'"
-					    : ORIGIN_FMT "cannot open '%s'",
-			    ORIGIN_ARGS(origin, path), path);
+		/* open_regular's EINVAL: a FIFO, a device, a socket */
+		if (errno == EINVAL)
+			error(ORIGIN_FMT "'%s' is not a regular file", ORIGIN_ARGS(origin, path),
+			      path);
+		else
+			error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'"
+						    : ORIGIN_FMT "cannot open '%s'",
+				    ORIGIN_ARGS(origin, path), path);
 		return NULL;
 	}
 	return buf;

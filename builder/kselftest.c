@@ -75,6 +75,9 @@ static int read_whole(const char *path, struct strbuf *sb, bool missing_ok)
 		strbuf_reset(sb);
 		if (missing_ok && errno == ENOENT)
 			return 1;
+		/* open_regular's EINVAL: a FIFO, a device, a socket */
+		if (errno == EINVAL)
+			return error("'%s' is not a regular file", path);
 		/* a directory opens and fails at the read */
 		return error_errno(errno == EISDIR ? "cannot read '%s'" : "cannot open '%s'", path);
 	}

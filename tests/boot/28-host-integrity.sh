@@ -52,7 +52,15 @@ printf 'tapboot-manifest 1\nfile fifo /data/fifo\ntest p pass\n' >m-fifo
 run o-mfifo --kernel "$k" m-fifo
 is "$rc:$(cat o-mfifo.err)" "2:tapboot: m-fifo:2: './fifo' is not a regular file" \
 	"a FIFO in a manifest's file line: its line"
-is "$(ls -d o-fifo-test o-fifo-kernel o-fifo-config o-zero o-null o-mfifo 2>/dev/null)" "" \
+"$TAPBOOT" build --arch x86_64 --config fifo -o fifo.cpio pass >/dev/null 2>b-fifo.err
+is "$?:$(cat b-fifo.err)" "2:tapboot: kernel config 'fifo' is a FIFO, not a regular file" \
+	"tapboot build --config FIFO: exit 2 (it built and ignored it)"
+mkdir ks-fifo
+mkfifo ks-fifo/kselftest-list.txt
+run o-ksfifo --kernel "$k" --kselftest ks-fifo
+is "$rc:$(cat o-ksfifo.err)" "2:tapboot: 'ks-fifo/kselftest-list.txt' is not a regular file" \
+	"a FIFO as kselftest-list.txt: exit 2, named"
+is "$(ls -d o-fifo-test o-fifo-kernel o-fifo-config o-zero o-null o-mfifo o-ksfifo fifo.cpio 2>/dev/null)" "" \
 	"... and none of them left a results directory"
 
 # ---- NUL bytes: FILE:LINE, exit 2 (everything after the NUL was dropped, exit 0) ----
