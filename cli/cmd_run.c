@@ -376,39 +376,49 @@ static const int run_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 /* Before the boot (fetching a kernel, building the image, hashing it) nothing reads the
  * signalfd, and a blocked signal waited for the boot: an interrupt there ends tapboot at once,
- * exit 130 as in the boot; its children die with it (kill_children; proc_fork's PDEATHSIG). */
-/* SIGKILL to every child of this process: the ones libarchive starts itself (an xz -6 busy with
- * a block wrote nothing for seconds after tapboot was gone, so its broken pipe came late) have
- * no PDEATHSIG. Async-signal-safe: open, read, kill, and the digits by hand. */
-static void kill_children(void)
+ * exit 130 as in the boot; its children die with it (kill_tree; proc_fork's PDEATHSIG). */
+/* SIGKILL to process pid's descendants and (below the top) to it: the children libarchive starts
+ * itself (an xz -6 busy with a block wrote nothing for seconds after tapboot was gone, so its
+ * broken pipe came late) and the fetch script's apt-get have no PDEATHSIG. Each is stopped
+ * first, so that it forks no more while its children are read. Async-signal-safe: open, read,
+ * kill, and the digits by hand. */
+static void kill_tree(long pid, unsigned depth)
 {
-	char path[64] = "/proc/self/task/", digits[16], buf[1024];
+	char path[64] = "/proc/", digits[24], buf[512];
 	size_t n = strlen(path), k = 0;
-	long pid = getpid(), cur = 0;
+	long p = pid, cur = 0;
 	ssize_t got;
 	int fd;
 
-	do
-		digits[k++] = (char)('0' + pid % 10);
-	while ((pid /= 10) && k < sizeof(digits));
-	while (k)
-		path[n++] = digits[--k];
-	memcpy(path + n, "/children", sizeof("/children"));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (depth > 6)
 		return;
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < got; i++) {
-			if (buf[i] >= '0' && buf[i] <= '9') {
-				cur = cur * 10 + (buf[i] - '0');
-			} else if (cur) {
-				kill((pid_t)cur, SIGKILL);
-				cur = 0;
-			}
+	if (depth)
+		kill((pid_t)pid, SIGSTOP);
+	do
+		digits[k++] = (char)('0' + p % 10);
+	while ((p /= 10) && k < sizeof(digits) / 2);
+	for (size_t d = k; d;)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/task/", 6);
+	n += 6;
+	for (size_t d = k; d;)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/children", sizeof("/children"));
+	/* one read: a list of a few pids (more than fit would be a fork bomb, not tapboot) */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	got = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	for (ssize_t i = 0; i <= got; i++) {
+		if (i < got && buf[i] >= '0' && buf[i] <= '9') {
+			cur = cur * 10 + (buf[i] - '0');
+		} else if (cur) {
+			kill_tree(cur, depth + 1);
+			cur = 0;
 		}
-	if (cur)
-		kill((pid_t)cur, SIGKILL);
-	close(fd);
+	}
+	if (depth)
+		kill((pid_t)pid, SIGKILL);
 }
 
 static void interrupted_early(int sig)
@@ -416,7 +426,7 @@ static void interrupted_early(int sig)
 	static const char msg[] = "tapboot: interrupted before the boot\n";
 
 	(void)sig;
-	kill_children();
+	kill_tree(getpid(), 0);
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(EXIT_INTERRUPTED);
 	_exit(EXIT_INTERRUPTED);

@@ -148,7 +148,9 @@ int write_file_atomic(const char *path, unsigned flags, mode_t mode,
 			error("cannot write '%s'", tmp);
 		goto out_unlink;
 	}
-	if (fflush(fp) || ferror(fp)) {
+	/* fsync too (EIO comes there, or at close), except for a best-effort cache shared by
+	 * concurrent runs: a report renamed into place unsynced may be empty after a crash */
+	if (fflush(fp) || ferror(fp) || (!(flags & WRITE_FILE_SHARED) && fsync(fileno(fp)))) {
 		if (!quiet)
 			error_errno("cannot write '%s'", tmp);
 		fclose(fp);

@@ -39,7 +39,8 @@ enum write_file_flags {
 };
 
 /* Write path all at once or not at all: fn writes the content to a temporary file beside it
- * (PATH.tmp; returns 0 or -1), which is flushed, given mode (when not 0) and renamed over path.
+ * (PATH.tmp; returns 0 or -1), which is flushed (and fsync'd unless WRITE_FILE_SHARED), given
+ * mode (when not 0) and renamed over path.
  * On any failure the temporary file is removed, a message names it (unless WRITE_FILE_QUIET)
  * and -1 is returned: no reader ever sees a half-written file. */
 int write_file_atomic(const char *path, unsigned flags, mode_t mode,

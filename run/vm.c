@@ -45,7 +45,8 @@ int run_close_checked(struct run *r, FILE *fp, const char *path)
 
 	if (!fp)
 		return 0;
-	bad = fflush(fp) != 0 || ferror(fp);
+	/* fsync: a disk's EIO may come only there */
+	bad = fflush(fp) != 0 || ferror(fp) || fsync(fileno(fp)) != 0;
 	if (bad) {
 		int err = errno;
 

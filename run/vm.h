@@ -85,7 +85,8 @@ struct vm {
 /* A write into the results directory failed (path, errno err): said once, remembered as the
  * run's write_error, the reserve released. Later failures only add nothing. -1. */
 int run_write_failed(struct run *r, const char *path, int err);
-/* Close fp (written to path), checking its buffered writes: 0, or -1 after run_write_failed.
+/* Close fp (written to path), checking its buffered writes, fsync and close: 0, or -1 after
+ * run_write_failed.
  * NULL fp: 0. */
 int run_close_checked(struct run *r, FILE *fp, const char *path);
 
