@@ -120,7 +120,6 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 	return ret;
 }
 
-
 static struct plan_test *add_test(struct inputs *in, const char *name, const char *image,
 				  const char *host, const char *origin)
 {
@@ -149,7 +148,6 @@ static int cmp_test_name(const void *a, const void *b)
 {
 	return strcmp(((const struct plan_test *)a)->name, ((const struct plan_test *)b)->name);
 }
-
 
 /* ---- directories ---- */
 
@@ -353,10 +351,6 @@ int inputs_add_tree(struct inputs *in, const char *host, const char *image, bool
 
 /* ---- gen_init_cpio lists (the kernel's usr/gen_init_cpio.c) ---- */
 
-
-
-
-
 /* What one gen_init_cpio line's handler gets: the words after the keyword, parsed mode and
  * the normalised name. */
 struct list_args {
@@ -510,7 +504,6 @@ out:
 	return ret;
 }
 
-
 int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char *file)
 {
 	char *copy = copy_bytes(buf, len), *p = copy;
@@ -546,7 +539,6 @@ int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char
 }
 
 /* ---- tapboot manifests (docs/DESIGN.md) ---- */
-
 
 static char *host_path(const char *dir, const char *p)
 {
@@ -730,7 +722,6 @@ out:
 	free(origin);
 	return ret;
 }
-
 
 static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *mfile,
 			  const char *dir)

@@ -372,7 +372,7 @@ static int resolve_target(const struct run_target *t, struct run_target *out,
 	return 0;
 }
 
-static const int run_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static const int run_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 /* Before the boot (fetching a kernel, building the image, hashing it) nothing reads the
  * signalfd, and a blocked signal waited for the boot: an interrupt there ends tapboot at once,
@@ -479,6 +479,7 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 {
 	size_t nk = o->ntargets;
 	int worst = 0, worst_rank = -1, *st = xcalloc(nk, sizeof(*st));
+	bool bad;
 	char *dir, *sj;
 	FILE *fp;
 
@@ -521,8 +522,15 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 				k + 1 < nk ? "," : "");
 		}
 	}
-	if (fp && (fputs("]}\n", fp) < 0 || fclose(fp) != 0))
-		warning_errno("cannot write '%s'", sj);
+	/* a matrix whose summary could not be written did not report (issue 41): never 0 or 1 */
+	bad = !fp || fputs("]}\n", fp) < 0 || fflush(fp) != 0 || ferror(fp);
+	if (fp && fclose(fp) != 0)
+		bad = true;
+	if (bad) {
+		error_errno("cannot write '%s'", sj);
+		if (worst == EXIT_PASS || worst == EXIT_TESTS_FAILED)
+			worst = EXIT_VM;
+	}
 	free(sj);
 	free(dir);
 	free(st);

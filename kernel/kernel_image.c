@@ -112,7 +112,8 @@ static uint64_t header_size(int fd, const unsigned char *h, size_t n, enum kerne
 		uint64_t end = 0;
 		unsigned nsec;
 
-		if (pread(fd, pe, sizeof(pe), pe_at) != (ssize_t)sizeof(pe) || memcmp(pe, "PE\0\0", 4))
+		if (pread(fd, pe, sizeof(pe), pe_at) != (ssize_t)sizeof(pe) ||
+		    memcmp(pe, "PE\0\0", 4))
 			return 0;
 		nsec = le16(pe + 6);
 		for (unsigned i = 0; i < nsec && i < 96; i++) {
@@ -200,8 +201,8 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 		/* a truncated image boots into nothing, and was blamed on a missing console option
 		 * (issue 41) */
 		if (want && !fstat(fd, &st) && (uint64_t)st.st_size < want) {
-			error("kernel '%s' is truncated: the file has %llu bytes, its %s header says "
-			      "%llu",
+			error("kernel '%s' is truncated: the file has %llu bytes, its %s "
+			      "header says %llu",
 			      path, (unsigned long long)st.st_size, kernel_format_name(k->format),
 			      (unsigned long long)want);
 			close(fd);

@@ -49,12 +49,12 @@ bool dir_is_empty(const char *path)
 
 const char *fs_kind_name(mode_t mode)
 {
-	return S_ISREG(mode)   ? "a regular file"
-	       : S_ISDIR(mode) ? "a directory"
+	return S_ISREG(mode)	? "a regular file"
+	       : S_ISDIR(mode)	? "a directory"
 	       : S_ISFIFO(mode) ? "a FIFO"
 	       : S_ISSOCK(mode) ? "a socket"
-	       : S_ISCHR(mode)  ? "a character device"
-	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
 				: "not a file";
 }
 
@@ -73,7 +73,7 @@ int fs_check_regular(const char *path, const char *what)
 int open_regular(const char *path, int flags)
 {
 	struct stat st;
-	int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC), fl;
+	int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC), fl, err;
 
 	if (fd < 0)
 		return -1;
@@ -87,13 +87,11 @@ int open_regular(const char *path, int flags)
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
 		goto out_close;
 	return fd;
-out_close: {
-	int saved = errno;
-
+out_close:
+	err = errno;
 	close(fd);
-	errno = saved;
+	errno = err;
 	return -1;
-}
 }
 
 int read_file(const char *path, char **buf, size_t *len)

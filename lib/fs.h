@@ -26,8 +26,9 @@ int fs_check_regular(const char *path, const char *what);
  * for a directory). */
 int open_regular(const char *path, int flags);
 
-/* The whole of path (a regular file: open_regular) into *buf (NUL-terminated; its length, without the NUL, in *len). -1 with
- * errno set and *buf NULL when it cannot be opened or read (the caller names the file). */
+/* The whole of path (a regular file: open_regular) into *buf (NUL-terminated; its length, without
+ * the NUL, in *len). -1 with errno set and *buf NULL when it cannot be opened or read (the caller
+ * names the file). */
 int read_file(const char *path, char **buf, size_t *len);
 
 enum write_file_flags {

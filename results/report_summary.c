@@ -179,7 +179,6 @@ int report_expect_skip_load(const char *path, struct strlist *out)
 	ssize_t len;
 	struct stat st;
 
-
 	/* a FIFO would block the open; one that is not there is the open's to name */
 	if (!stat(path, &st) && fs_check_regular(path, "--expect-skip file") < 0)
 		return -1;

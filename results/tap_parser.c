@@ -324,7 +324,7 @@ static enum verdict worst(const struct tap_test *v, size_t n)
 	static const int rank[VERDICT_COUNT] = {
 		[VERDICT_PASS] = 0,    [VERDICT_SKIP] = 1,  [VERDICT_XFAIL] = 2,
 		[VERDICT_XPASS] = 3,   [VERDICT_FAIL] = 4,  [VERDICT_MISSING] = 5,
-		[VERDICT_TIMEOUT] = 6, [VERDICT_CRASH] = 7,  [VERDICT_INTERRUPTED] = 5,
+		[VERDICT_TIMEOUT] = 6, [VERDICT_CRASH] = 7, [VERDICT_INTERRUPTED] = 5,
 	};
 	enum verdict w = VERDICT_PASS;
 
@@ -1595,9 +1595,9 @@ static void sequenced_line(struct tap_parser *p, const char *s, size_t n, bool k
 	/* a test's own output, nested by the init: its subtests while it runs; unless the init's
 	 * tagged line follows the blanks of a test's unfinished line (the init cannot always end
 	 * that line first: a test that printed 40 spaces made its verdict look nested) */
-	if (nested_line(s, n) && !(memmem(s, n, LINE_TAG_MARK, strlen(LINE_TAG_MARK)) &&
-				   authentic(p, s, n, &off, &body, &seq) && off &&
-				   !nested_line(s + off, n - off))) {
+	if (nested_line(s, n) &&
+	    !(memmem(s, n, LINE_TAG_MARK, strlen(LINE_TAG_MARK)) &&
+	      authentic(p, s, n, &off, &body, &seq) && off && !nested_line(s + off, n - off))) {
 		process_line(p, s, n, false, p->running && p->last_result != p->running);
 		return;
 	}

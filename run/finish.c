@@ -198,7 +198,8 @@ static void note_stalls(struct run *r, struct results *res, struct strlist *note
 				if (strcmp(t->name, name) || t->verdict != VERDICT_TIMEOUT)
 					continue;
 				/* a busy host's run delay is no story: a tenth of the test */
-				if (t->duration_s > 0 && vm->stall_s[k] < t->duration_s * STALL_NOTE_PART)
+				if (t->duration_s > 0 &&
+				    vm->stall_s[k] < t->duration_s * STALL_NOTE_PART)
 					continue;
 				why = stall_reason(t->reason, vm->stall_s[k]);
 				strlist_push(notes, why);
@@ -293,7 +294,8 @@ int run_finish(struct run *r, const char *cmd_line)
 	/* a VM's error makes its summary, and so the merged one, incomplete: complete is the
 	 * merged summary's */
 	report_run_fill(&rep, res.tests, res.ntests, &res.sum,
-			r->o->kselftest ? "kselftest" : "tapboot", rep_error.len ? rep_error.buf : NULL);
+			r->o->kselftest ? "kselftest" : "tapboot",
+			rep_error.len ? rep_error.buf : NULL);
 	rep.arch = r->cfg.arch;
 	rep.kernel = r->kernel_image;
 	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";

@@ -268,9 +268,9 @@ static bool is_tapboot_dir(const char *dir)
 static int clear_old_run(const char *dir)
 {
 	static const char *const names[] = {
-		"console.log",	 "qemu.log",	"initramfs.cpio",     "tests.cpio",  "results.json",
-		"results.tap",	 "junit.xml",	"kcidb.json",	      "reproduce.sh", "matrix.json",
-		"kselftest.manifest", RUN_RESERVE_NAME,
+		"console.log",	"qemu.log",    "initramfs.cpio",     "tests.cpio",
+		"results.json", "results.tap", "junit.xml",	     "kcidb.json",
+		"reproduce.sh", "matrix.json", "kselftest.manifest", RUN_RESERVE_NAME,
 	};
 	DIR *d;
 	struct dirent *de;

@@ -672,15 +672,18 @@ static void test_manifest_errors(void)
 	check_manifest_error("test a static\ntest a static\n", 3,
 			     "a test named 'a' already exists");
 	/* names that cannot cross a console line (issue 41) */
-	check_manifest_error("test \"a\\tb\" static\n", 2,
-			     "test name 'a\\x09b' has a control character (a name is one field of a "
-			     "console line: rename the test)");
-	check_manifest_error("test \"x ~tb:1\" static\n", 2,
-			     "test name 'x ~tb:1' holds the line tag's marker ' ~tb:' (a name is one "
-			     "field of a console line: rename the test)");
-	check_manifest_error("test \"- x\" static\n", 2,
-			     "test name '- x' starts with TAP's separator '- ' (a name is one field "
-			     "of a console line: rename the test)");
+	check_manifest_error(
+		"test \"a\\tb\" static\n", 2,
+		"test name 'a\\x09b' has a control character (a name is one field of a "
+		"console line: rename the test)");
+	check_manifest_error(
+		"test \"x ~tb:1\" static\n", 2,
+		"test name 'x ~tb:1' holds the line tag's marker ' ~tb:' (a name is one "
+		"field of a console line: rename the test)");
+	check_manifest_error(
+		"test \"- x\" static\n", 2,
+		"test name '- x' starts with TAP's separator '- ' (a name is one field "
+		"of a console line: rename the test)");
 	/* a NUL byte: at a line's start it ended the manifest silently */
 	{
 		static const char nul0[] = "test a static\n\0test b static\n";
@@ -699,8 +702,7 @@ static void test_manifest_errors(void)
 		free(msg);
 	}
 	/* #origin: the lines after it are reported as that file's line (--kselftest's list) */
-	check_manifest_fails("#origin /ks/kselftest-list.txt:7\ntest a static\n    timeout x\n",
-			     61,
+	check_manifest_fails("#origin /ks/kselftest-list.txt:7\ntest a static\n    timeout x\n", 61,
 			     "tapboot: /ks/kselftest-list.txt:7: timeout 'x' is not a number of "
 			     "seconds\n");
 }

@@ -356,7 +356,8 @@ int main(void)
 	error_set_prog("tapboot");
 	TEST(t_fixture_statuses, "exit status of each fixture console (1 failed, 3 incomplete)");
 	TEST(t_summary_output, "summary of a panic-cut console");
-	TEST(t_blanks_console, "a console with 40 blanks before the init's verdicts: every verdict");
+	TEST(t_blanks_console,
+	     "a console with 40 blanks before the init's verdicts: every verdict");
 	TEST(t_formats, "--format json, tap, junit, kcidb; --suite");
 	TEST(t_stdin_and_nonce, "standard input; --nonce");
 	TEST(t_results_dir, "a results directory: its console.log");
