@@ -130,7 +130,7 @@ static void concat_consoles(struct run *r)
 	if (!out)
 		run_write_failed(r, path, errno);
 	else
-		run_close_checked(r, out, path);
+		run_close_checked(r, out, path, true);
 	free(order);
 	free(path);
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -39,14 +40,14 @@ int run_write_failed(struct run *r, const char *path, int err)
 	return -1;
 }
 
-int run_close_checked(struct run *r, FILE *fp, const char *path)
+int run_close_checked(struct run *r, FILE *fp, const char *path, bool sync)
 {
 	int bad;
 
 	if (!fp)
 		return 0;
 	/* fsync: a disk's EIO may come only there */
-	bad = fflush(fp) != 0 || ferror(fp) || fsync(fileno(fp)) != 0;
+	bad = fflush(fp) != 0 || ferror(fp) || (sync && fsync(fileno(fp)) != 0);
 	if (bad) {
 		int err = errno;
 
@@ -100,7 +101,7 @@ static void on_run(void *ctx, unsigned num, const char *name)
 {
 	struct vm *vm = ctx;
 
-	run_close_checked(vm->r, vm->test_log, vm->test_log_path);
+	run_close_checked(vm->r, vm->test_log, vm->test_log_path, false);
 	vm->test_log = open_test_log(vm, name);
 	vm->test_log_num = num;
 	stall_begin(&vm->stall, vm->spawned ? vm->proc.pid : -1);
@@ -125,7 +126,7 @@ static void on_result(void *ctx, const struct tap_test *t)
 {
 	struct vm *vm = ctx;
 
-	run_close_checked(vm->r, vm->test_log, vm->test_log_path);
+	run_close_checked(vm->r, vm->test_log, vm->test_log_path, false);
 	vm->test_log = NULL;
 	if (t->num >= 1 && t->num <= vm->ntests && vm->stall_s)
 		vm->stall_s[t->num - 1] = stall_end(&vm->stall, vm->proc.pid);
@@ -152,16 +153,20 @@ static void vm_console_cut(struct vm *vm, int err)
 	struct run *r = vm->r;
 	FILE *fp = vm->console;
 
+	long at;
+
 	vm->console = NULL;
-	clearerr(fp);
 	run_write_failed(r, vm->console_path, err);
-	/* what stdio still held may be lost: the note counts the bytes known to be in the file */
+	/* what stdio still holds is dropped (its write failed), so the note's offset is where the
+	 * console's bytes end in the file */
+	__fpurge(fp);
 	fclose(fp);
 	fp = fopen(vm->console_path, "a");
 	if (!fp)
 		return;
-	fprintf(fp, "\ntapboot: console.log cut here, after %llu bytes of the console: %s\n",
-		(unsigned long long)vm->console_bytes, strerror(err ? err : EIO));
+	at = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+	fprintf(fp, "\ntapboot: console.log cut here, after %ld bytes of the console: %s\n", at,
+		strerror(err ? err : EIO));
 	if (fclose(fp) != 0)
 		warning_errno("cannot write the cut note to '%s'", vm->console_path);
 }
@@ -181,8 +186,6 @@ enum watch_action vm_console_data(void *ctx, const char *buf, size_t len)
 	/* flushed per read: console.log is live (tail -f, and the boot tests wait on it) */
 	if (vm->console && (fwrite(buf, 1, len, vm->console) != len || fflush(vm->console)))
 		vm_console_cut(vm, errno);
-	else if (vm->console)
-		vm->console_bytes += len;
 	if (vm->r->snap.handoff && !vm->handed_off)
 		vm_scan_ready(vm, buf, len);
 	tap_parser_feed(vm->parser, buf, len);
@@ -237,13 +240,12 @@ static void vm_reset(struct vm *vm)
 	if (vm->parser)
 		tap_parser_free(vm->parser);
 	vm->parser = NULL;
-	run_close_checked(vm->r, vm->console, vm->console_path);
+	run_close_checked(vm->r, vm->console, vm->console_path, true);
 	vm->console = NULL;
-	run_close_checked(vm->r, vm->test_log, vm->test_log_path);
+	run_close_checked(vm->r, vm->test_log, vm->test_log_path, false);
 	vm->test_log = NULL;
 	free(vm->test_log_path);
 	vm->test_log_path = NULL;
-	vm->console_bytes = 0;
 	if (vm->spawned)
 		qemu_proc_release(&vm->proc);
 	vm->spawned = false;

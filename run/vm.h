@@ -50,7 +50,6 @@ struct vm {
 	struct tap_parser *parser;
 	FILE *console;
 	char *console_path;
-	unsigned long long console_bytes; /* written to console.log (flushed) */
 	FILE *test_log;
 	char *test_log_path;
 	unsigned test_log_num;
@@ -85,10 +84,10 @@ struct vm {
 /* A write into the results directory failed (path, errno err): said once, remembered as the
  * run's write_error, the reserve released. Later failures only add nothing. -1. */
 int run_write_failed(struct run *r, const char *path, int err);
-/* Close fp (written to path), checking its buffered writes, fsync and close: 0, or -1 after
- * run_write_failed.
+/* Close fp (written to path), checking its buffered writes, fsync (with sync: console.log; not
+ * each test's log, an fsync per test of 3,000) and close: 0, or -1 after run_write_failed.
  * NULL fp: 0. */
-int run_close_checked(struct run *r, FILE *fp, const char *path);
+int run_close_checked(struct run *r, FILE *fp, const char *path, bool sync);
 
 /* Start a VM's QEMU (-1 when it cannot start), its console callback, the last line of QEMU's
  * messages (caller frees). */
