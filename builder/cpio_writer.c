@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 
 #define COPY_CHUNK (1u << 20)
 #define OUT_BUF (256u << 10)
@@ -183,7 +184,7 @@ static int copy_data(struct archive *a, const struct image_entry *e, char *buf, 
 			return la_error(a, what, "archive_write_data");
 		return 0;
 	}
-	fd = open(e->src, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(e->src, O_RDONLY);
 	if (fd < 0)
 		return error_errno("%s: cannot open '%s'", e->origin, e->src);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

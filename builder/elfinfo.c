@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fs.h"
 #include "image.h"
 
 void elfinfo_init(struct elfinfo *ei)
@@ -131,7 +132,7 @@ int elfinfo_read(struct elfinfo *ei, const char *path, const char *origin)
 	ssize_t r;
 
 	elfinfo_release(ei);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, O_RDONLY);
 	if (fd < 0)
 		return error_errno(ORIGIN_FMT "cannot open '%s'", ORIGIN_ARGS(origin, path), path);
 	r = pread(fd, magic, sizeof(magic), 0);

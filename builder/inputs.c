@@ -3,6 +3,7 @@
  * manifests) into image entries and plan tests. Writing is cpio_writer.c's job. */
 #include "inputs.h"
 #include "kselftest.h"
+#include "words.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -50,10 +51,14 @@ static char *read_all(const char *path, size_t *len, const char *origin)
 	char *buf;
 
 	if (read_file(path, &buf, len) < 0) {
-		/* a directory opens and fails at the read */
-		error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'"
-					    : ORIGIN_FMT "cannot open '%s'",
-			    ORIGIN_ARGS(origin, path), path);
+		/* open_regular's EINVAL: a FIFO, a device, a socket */
+		if (errno == EINVAL)
+			error(ORIGIN_FMT "'%s' is not a regular file", ORIGIN_ARGS(origin, path),
+			      path);
+		else
+			error_errno(errno == EISDIR ? ORIGIN_FMT "cannot read '%s'"
+						    : ORIGIN_FMT "cannot open '%s'",
+				    ORIGIN_ARGS(origin, path), path);
 		return NULL;
 	}
 	return buf;
@@ -71,7 +76,7 @@ static int check_program(struct inputs *in, const char *host, const char *image,
 		return -1;
 	if (!ei.is_elf) {
 		char head[256];
-		int fd = open(host, O_RDONLY | O_CLOEXEC);
+		int fd = open_regular(host, O_RDONLY);
 		ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
 
 		if (n >= 2 && head[0] == '#' && head[1] == '!') {
@@ -121,6 +126,8 @@ static struct plan_test *add_test(struct inputs *in, const char *name, const cha
 	struct plan_test *t;
 	char *path, *slash;
 
+	if (check_test_name(name, origin) < 0)
+		return NULL;
 	for (size_t i = 0; i < in->plan->n; i++)
 		if (!strcmp(in->plan->tests[i].name, name)) {
 			error("%s: a test named '%s' already exists", origin, name);
@@ -141,8 +148,6 @@ static int cmp_test_name(const void *a, const void *b)
 {
 	return strcmp(((const struct plan_test *)a)->name, ((const struct plan_test *)b)->name);
 }
-
-static bool parse_uint(const char *s, unsigned *out);
 
 /* ---- directories ---- */
 
@@ -346,82 +351,6 @@ int inputs_add_tree(struct inputs *in, const char *host, const char *image, bool
 
 /* ---- gen_init_cpio lists (the kernel's usr/gen_init_cpio.c) ---- */
 
-static char *next_word(char **p)
-{
-	char *s = *p, *w;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s)
-		return NULL;
-	w = s;
-	while (*s && *s != ' ' && *s != '\t')
-		s++;
-	if (*s)
-		*s++ = '\0';
-	*p = s;
-	return w;
-}
-
-static bool parse_octal(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 8);
-	if (errno || end == s || *end || v > 07777)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > 0xffffffffUL)
-		return false;
-	*out = (unsigned)v;
-	return true;
-}
-
-/* gen_init_cpio expands ${NAME} in a file line's location (cpio_replace_env()). */
-static char *expand_env(const char *s, const char *file, unsigned line)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_init(&sb);
-	while (*s) {
-		const char *end;
-
-		if (s[0] != '$' || s[1] != '{' || !(end = strchr(s + 2, '}'))) {
-			strbuf_addch(&sb, *s++);
-			continue;
-		}
-		{
-			char *name = xstrndup(s + 2, (size_t)(end - s - 2));
-			const char *v = getenv(name);
-
-			if (!v) {
-				error_at(file, line, "environment variable '%s' is not set", name);
-				free(name);
-				strbuf_release(&sb);
-				return NULL;
-			}
-			strbuf_addstr(&sb, v);
-			free(name);
-		}
-		s = end + 1;
-	}
-	return strbuf_detach(&sb);
-}
-
 /* What one gen_init_cpio line's handler gets: the words after the keyword, parsed mode and
  * the normalised name. */
 struct list_args {
@@ -577,12 +506,12 @@ out:
 
 int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char *file)
 {
-	char *copy = xstrndup(buf, len), *p = copy;
+	char *copy = copy_bytes(buf, len), *p = copy;
 	unsigned line = 0;
 	int ret = 0;
 
-	while (p && *p && !ret) {
-		char *nl = strchr(p, '\n'), *s;
+	while (p && p < copy + len && !ret) {
+		char *nl = memchr(p, '\n', (size_t)(copy + len - p)), *s;
 
 		line++;
 		if (nl)
@@ -611,50 +540,6 @@ int inputs_parse_list(struct inputs *in, const char *buf, size_t len, const char
 
 /* ---- tapboot manifests (docs/DESIGN.md) ---- */
 
-/* Split a manifest line into words: double quotes group, backslash escapes (\\ \" \n \t). */
-static int split_words(const char *s, struct strlist *out, const char *file, unsigned line)
-{
-	while (*s) {
-		struct strbuf w = STRBUF_INIT;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '#')
-			break;
-		strbuf_init(&w);
-		while (*s && *s != ' ' && *s != '\t') {
-			if (*s == '"') {
-				s++;
-				while (*s && *s != '"') {
-					if (*s == '\\' && s[1]) {
-						s++;
-						strbuf_addch(&w, *s == 'n'   ? '\n'
-								 : *s == 't' ? '\t'
-									     : *s);
-						s++;
-					} else {
-						strbuf_addch(&w, *s++);
-					}
-				}
-				if (*s != '"') {
-					strbuf_release(&w);
-					return error_at(file, line, "unterminated double quote");
-				}
-				s++;
-			} else if (*s == '\\' && s[1]) {
-				s++;
-				strbuf_addch(&w, *s == 'n' ? '\n' : *s == 't' ? '\t' : *s);
-				s++;
-			} else {
-				strbuf_addch(&w, *s++);
-			}
-		}
-		strlist_push(out, w.buf);
-		strbuf_release(&w);
-	}
-	return 0;
-}
-
 static char *host_path(const char *dir, const char *p)
 {
 	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", dir, p);
@@ -664,6 +549,7 @@ static char *host_path(const char *dir, const char *p)
 struct pending {
 	size_t test; /* index in the plan */
 	char *image; /* normalised */
+	char *file;  /* where its line is reported (#origin's file), NULL until set */
 	unsigned line;
 };
 
@@ -798,7 +684,7 @@ static int manifest_line(struct inputs *in, struct strlist *w, bool indented, co
 			if (t) {
 				xgrow(pend, palloc, *npend + 1, sizeof(**pend));
 				(*pend)[*npend] =
-					(struct pending){in->plan->n - 1, xstrdup(img), line};
+					(struct pending){in->plan->n - 1, xstrdup(img), NULL, line};
 				(*npend)++;
 			}
 		} else {
@@ -837,42 +723,54 @@ out:
 	return ret;
 }
 
-static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *file,
+static int manifest_parse(struct inputs *in, const char *buf, size_t len, const char *mfile,
 			  const char *dir)
 {
-	char *copy = xstrndup(buf, len), *p = copy;
+	char *copy = copy_bytes(buf, len), *p = copy, *ofile = NULL;
 	struct pending *pend = NULL;
 	size_t npend = 0, palloc = 0;
-	unsigned line = 0;
+	unsigned nr = 0, oline = 0;
 	long cur = -1;
 	int ret = 0;
 
-	while (p && *p && !ret) {
-		char *nl = strchr(p, '\n');
+	while (p && p < copy + len && !ret) {
+		char *nl = memchr(p, '\n', (size_t)(copy + len - p));
+		const char *file = ofile ? ofile : mfile;
+		unsigned line = ofile ? oline : nr + 1;
 		struct strlist w;
 
-		line++;
+		nr++;
 		if (nl)
 			*nl = '\0';
+		/* a NUL byte would end the line (and, at a line's start, the manifest) silently */
+		if (strlen(p) != (size_t)((nl ? nl : copy + len) - p)) {
+			ret = error_at(file, line, "NUL byte in a manifest line");
+			break;
+		}
 		if (nl && nl > p && nl[-1] == '\r')
 			nl[-1] = '\0';
 		strlist_init(&w);
-		if (line == 1) {
+		if (nr == 1) {
 			size_t n = strlen(p);
 
 			while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 				n--;
 			if (n != 18 || strncmp(p, "tapboot-manifest 1", 18))
 				ret = error_at(file, line, "expected 'tapboot-manifest 1'");
+		} else if (!strncmp(p, "#origin ", 8)) {
+			manifest_origin(p, &ofile, &oline);
 		} else if (!(ret = split_words(p, &w, file, line)) && w.n) {
 			ret = manifest_line(in, &w, *p == ' ' || *p == '\t', dir, file, line, &cur,
 					    &pend, &npend, &palloc);
+			if (!ret && npend && !pend[npend - 1].file)
+				pend[npend - 1].file = xstrdup(file);
 		}
 		strlist_release(&w);
 		p = nl ? nl + 1 : NULL;
 	}
 	for (size_t i = 0; i < npend; i++) {
 		struct image_entry *e;
+		const char *file = pend[i].file ? pend[i].file : mfile;
 		char *origin = xasprintf("%s:%u", file, pend[i].line);
 
 		if (!ret) {
@@ -888,8 +786,10 @@ static int manifest_parse(struct inputs *in, const char *buf, size_t len, const 
 		}
 		free(origin);
 		free(pend[i].image);
+		free(pend[i].file);
 	}
 	free(pend);
+	free(ofile);
 	free(copy);
 	return ret;
 }

@@ -75,6 +75,9 @@ static int read_whole(const char *path, struct strbuf *sb, bool missing_ok)
 		strbuf_reset(sb);
 		if (missing_ok && errno == ENOENT)
 			return 1;
+		/* open_regular's EINVAL: a FIFO, a device, a socket */
+		if (errno == EINVAL)
+			return error("'%s' is not a regular file", path);
 		/* a directory opens and fails at the read */
 		return error_errno(errno == EISDIR ? "cannot read '%s'" : "cannot open '%s'", path);
 	}
@@ -272,8 +275,19 @@ static int parse_list(struct ks *k, const char *buf, size_t len)
 	size_t n, colon;
 
 	while (line_iter_next(&it, &s, &n)) {
+		size_t bad = 0;
+
 		if (!n)
 			continue;
+		/* a name is one field of a console line (the builder's check_test_name): said
+		 * here, where the line number is the list's */
+		while (bad < n && (unsigned char)s[bad] >= 0x20 && s[bad] != 0x7f)
+			bad++;
+		if (bad < n)
+			return error_at(k->list_path, it.no,
+					"control character 0x%02x in a test name (a name is one "
+					"field of a console line)",
+					(unsigned char)s[bad]);
 		if (!split_name(s, n, &colon) || memchr(s + colon + 1, '/', n - colon - 1))
 			return error_at(k->list_path, it.no,
 					"expected 'COLLECTION:TEST', not '%.*s'", (int)n, s);
@@ -541,6 +555,8 @@ static int write_test(struct ks *k, const struct entry *e, struct strbuf *out,
 	}
 	free(host);
 
+	/* the builder's errors about this test name the list's line, not this file's */
+	strbuf_addf(out, "#origin %s:%u\n", k->list_path, e->line);
 	s = xasprintf("%s:%s", e->collection, e->test);
 	strbuf_addstr(out, "test ");
 	add_word(out, s);

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "accel.h"
 #include "error.h"
+#include "fs.h"
 #include "run.h"
 
 static const char build_usage[] =
@@ -71,6 +72,9 @@ int cmd_build(int argc, char **argv)
 				goto out;
 			break;
 		case OPT_CONFIG:
+			/* refused at once, as by tapboot run: a FIFO would block its read */
+			if (fs_check_regular(optarg, "kernel config") < 0)
+				goto out;
 			bo.kernel_config = optarg;
 			break;
 		default:

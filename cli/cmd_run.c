@@ -2,6 +2,7 @@
 /* cmd_run.c: tapboot run: the usage, the option table, the matrix of kernels; one run of one
  * kernel is run/'s (prepare, boot, finish). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -415,6 +416,83 @@ static int resolve_target(const struct run_target *t, struct run_target *out,
 	return 0;
 }
 
+static const int run_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Before the boot (fetching a kernel, building the image, hashing it) nothing reads the
+ * signalfd, and a blocked signal waited for the boot: an interrupt there ends tapboot at once,
+ * exit 130 as in the boot; its children die with it (kill_tree; proc_fork's PDEATHSIG). */
+/* SIGKILL to process pid's descendants and (below the top) to it: the children libarchive starts
+ * itself (an xz -6 busy with a block wrote nothing for seconds after tapboot was gone, so its
+ * broken pipe came late) and the fetch script's apt-get have no PDEATHSIG. Each is stopped
+ * first, so that it forks no more while its children are read. Async-signal-safe: open, read,
+ * kill, and the digits by hand. */
+static void kill_tree(long pid, unsigned depth)
+{
+	char path[64] = "/proc/", digits[24], buf[512];
+	size_t n = strlen(path), k = 0;
+	long p = pid, cur = 0;
+	ssize_t got;
+	int fd;
+
+	if (depth > 6)
+		return;
+	if (depth)
+		kill((pid_t)pid, SIGSTOP);
+	do
+		digits[k++] = (char)('0' + p % 10);
+	while ((p /= 10) && k < sizeof(digits) / 2);
+	for (size_t d = k; d;)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/task/", 6);
+	n += 6;
+	for (size_t d = k; d;)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/children", sizeof("/children"));
+	/* one read: a list of a few pids (more than fit would be a fork bomb, not tapboot) */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	got = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	for (ssize_t i = 0; i <= got; i++) {
+		if (i < got && buf[i] >= '0' && buf[i] <= '9') {
+			cur = cur * 10 + (buf[i] - '0');
+		} else if (cur) {
+			kill_tree(cur, depth + 1);
+			cur = 0;
+		}
+	}
+	if (depth)
+		kill((pid_t)pid, SIGKILL);
+}
+
+static void interrupted_early(int sig)
+{
+	static const char msg[] = "tapboot: interrupted before the boot\n";
+
+	(void)sig;
+	kill_tree(getpid(), 0);
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(EXIT_INTERRUPTED);
+	_exit(EXIT_INTERRUPTED);
+}
+
+/* early: the handler above, unblocked; otherwise blocked, for the signalfd the boot watches. */
+static void signals_phase(bool early)
+{
+	struct sigaction sa;
+	sigset_t mask;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = interrupted_early;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(run_signals); i++) {
+		sigaction(run_signals[i], &sa, NULL);
+		sigaddset(&mask, run_signals[i]);
+	}
+	sigprocmask(early ? SIG_UNBLOCK : SIG_BLOCK, &mask, NULL);
+}
+
 /* One kernel's run, results in out_dir (NULL: a new directory). */
 static int run_one(const struct run_opts *o, const struct run_target *t, const char *out_dir,
 		   const char *cmd_line, int sigfd)
@@ -424,10 +502,13 @@ static int run_one(const struct run_opts *o, const struct run_target *t, const c
 	struct run r;
 	int status = EXIT_USAGE;
 
+	signals_phase(true);
 	if (resolve_target(t, &rt, &ks) < 0)
 		return status;
 	run_init(&r, o, &rt, out_dir);
 	if (run_prepare(&r) == 0) {
+		/* from here an interrupt stops the VMs and the partial results are written */
+		signals_phase(false);
 		run_boot(&r, sigfd);
 		status = run_finish(&r, cmd_line);
 		/* after the results directory: a history that fails costs a warning only */
@@ -444,6 +525,7 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 {
 	size_t nk = o->ntargets;
 	int worst = 0, worst_rank = -1, *st = xcalloc(nk, sizeof(*st));
+	bool bad;
 	char *dir, *sj;
 	FILE *fp;
 
@@ -486,8 +568,15 @@ static int run_matrix(const struct run_opts *o, const char *cmd_line, int sigfd)
 				k + 1 < nk ? "," : "");
 		}
 	}
-	if (fp && (fputs("]}\n", fp) < 0 || fclose(fp) != 0))
-		warning_errno("cannot write '%s'", sj);
+	/* a matrix whose summary could not be written did not report (issue 41): never 0 or 1 */
+	bad = !fp || fputs("]}\n", fp) < 0 || fflush(fp) != 0 || ferror(fp);
+	if (fp && fclose(fp) != 0)
+		bad = true;
+	if (bad) {
+		error_errno("cannot write '%s'", sj);
+		if (worst == EXIT_PASS || worst == EXIT_TESTS_FAILED)
+			worst = EXIT_VM;
+	}
 	free(sj);
 	free(dir);
 	free(st);
@@ -523,13 +612,12 @@ int cmd_run(int argc, char **argv)
 	strbuf_addstr(&cl, "tapboot");
 	for (int i = 0; i < argc; i++)
 		strbuf_addf(&cl, " %s", argv[i]);
-	/* Signals are taken through a signalfd from here on, so an interrupt always ends in the
-	 * same place: QEMU stopped, partial results written, exit 130. */
+	/* During the boot, signals are taken through a signalfd (blocked: signals_phase), so an
+	 * interrupt always ends in the same place: QEMU stopped, partial results written, exit
+	 * 130. Before it they end tapboot at once (interrupted_early). */
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(run_signals); i++)
+		sigaddset(&mask, run_signals[i]);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	signal(SIGPIPE, SIG_IGN);
 	status = o.ntargets > 1 ? run_matrix(&o, cl.buf, sigfd) :

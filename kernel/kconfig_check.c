@@ -202,7 +202,7 @@ int kconfig_check_run(const char *config, const struct kconfig_needs *n, bool qu
 static bool file_has_shebang(const char *path)
 {
 	char h[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open_regular(path, O_RDONLY | O_NOFOLLOW);
 	bool yes;
 
 	if (fd < 0)

@@ -92,6 +92,43 @@ static bool elf_has_pvh(int fd)
 	return found;
 }
 
+/* How many bytes the header says the file holds, 0 when it does not say. bzImage: the setup
+ * sectors (setup_sects at 0x1f1, 0 meaning 4) and the boot sector, then syssize (0x1f4, in
+ * 16-byte paragraphs, protocol 2.04+), Documentation/arch/x86/boot.rst. arm64 Image: its
+ * image_size (offset 16) counts the BSS, so it is no bound; an EFI-stub Image ("MZ") is a PE
+ * file whose sections' raw data must be in the file (Debian's 6.1: .data ends 448 bytes before
+ * the end). */
+static uint64_t header_size(int fd, const unsigned char *h, size_t n, enum kernel_format f)
+{
+	/* syssize 0: a header without a kernel after it (a probe's fixture), no claim */
+	if (f == KERNEL_BZIMAGE && le16(h + 0x206) >= 0x204 && le32(h + 0x1f4)) {
+		unsigned setup = h[0x1f1] ? h[0x1f1] : 4;
+
+		return (uint64_t)(setup + 1) * 512 + (uint64_t)le32(h + 0x1f4) * 16;
+	}
+	if (f == KERNEL_ARM64_IMAGE && n >= 0x40 && h[0] == 'M' && h[1] == 'Z') {
+		unsigned char pe[24], sec[40];
+		uint32_t pe_at = le32(h + 0x3c);
+		uint64_t end = 0;
+		unsigned nsec;
+
+		if (pread(fd, pe, sizeof(pe), pe_at) != (ssize_t)sizeof(pe) ||
+		    memcmp(pe, "PE\0\0", 4))
+			return 0;
+		nsec = le16(pe + 6);
+		for (unsigned i = 0; i < nsec && i < 96; i++) {
+			off_t at = (off_t)pe_at + 24 + le16(pe + 20) + (off_t)i * 40;
+
+			if (pread(fd, sec, sizeof(sec), at) != (ssize_t)sizeof(sec))
+				return 0;
+			if ((uint64_t)le32(sec + 20) + le32(sec + 16) > end)
+				end = (uint64_t)le32(sec + 20) + le32(sec + 16);
+		}
+		return end;
+	}
+	return 0;
+}
+
 int kernel_image_probe(const char *path, struct kernel_image *k)
 {
 	unsigned char h[1024];
@@ -99,7 +136,7 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 	int fd;
 
 	memset(k, 0, sizeof(*k));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, O_RDONLY);
 	if (fd < 0)
 		return error_errno("cannot open kernel '%s'", path);
 	n = pread(fd, h, sizeof(h), 0);
@@ -155,6 +192,21 @@ int kernel_image_probe(const char *path, struct kernel_image *k)
 		    !memcmp(ep, "S390EP", 6)) {
 			k->format = KERNEL_S390_IMAGE;
 			k->arch = "s390x";
+		}
+	}
+	if (k->format == KERNEL_BZIMAGE || k->format == KERNEL_ARM64_IMAGE) {
+		uint64_t want = header_size(fd, h, (size_t)n, k->format);
+		struct stat st;
+
+		/* a truncated image boots into nothing, and was blamed on a missing console option
+		 * (issue 41) */
+		if (want && !fstat(fd, &st) && (uint64_t)st.st_size < want) {
+			error("kernel '%s' is truncated: the file has %llu bytes, its %s "
+			      "header says %llu",
+			      path, (unsigned long long)st.st_size, kernel_format_name(k->format),
+			      (unsigned long long)want);
+			close(fd);
+			return -1;
 		}
 	}
 	close(fd);

@@ -10,13 +10,14 @@
 
 #include "cache.h"
 #include "error.h"
+#include "fs.h"
 
 int file_sha256_uncached(const char *path, char hex[65])
 {
 	unsigned char buf[1 << 16], dig[SHA256_DIGEST_SIZE];
 	struct sha256_ctx ctx;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, O_RDONLY);
 
 	if (fd < 0)
 		return error_errno("cannot open '%s'", path);

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,17 +47,68 @@ bool dir_is_empty(const char *path)
 	return empty;
 }
 
+const char *fs_kind_name(mode_t mode)
+{
+	return S_ISREG(mode)	? "a regular file"
+	       : S_ISDIR(mode)	? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode)	? "a character device"
+	       : S_ISBLK(mode)	? "a block device"
+				: "not a file";
+}
+
+int fs_check_regular(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return error_errno("cannot read %s '%s'", what, path);
+	if (!S_ISREG(st.st_mode))
+		return error("%s '%s' is %s, not a regular file", what, path,
+			     fs_kind_name(st.st_mode));
+	return 0;
+}
+
+int open_regular(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC), fl, err;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto out_close;
+	if (!S_ISREG(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		goto out_close;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		goto out_close;
+	return fd;
+out_close:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
 int read_file(const char *path, char **buf, size_t *len)
 {
-	FILE *fp = fopen(path, "rb");
+	int fd = open_regular(path, O_RDONLY);
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
 	struct strbuf sb = STRBUF_INIT;
 	char chunk[65536];
 	size_t n;
 
 	*buf = NULL;
 	*len = 0;
-	if (!fp)
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	strbuf_grow(&sb, 0);
 	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
 		strbuf_add(&sb, chunk, n);
@@ -94,7 +146,9 @@ int write_file_atomic(const char *path, unsigned flags, mode_t mode,
 			error("cannot write '%s'", tmp);
 		goto out_unlink;
 	}
-	if (fflush(fp) || ferror(fp)) {
+	/* fsync too (EIO comes there, or at close), except for a best-effort cache shared by
+	 * concurrent runs: a report renamed into place unsynced may be empty after a crash */
+	if (fflush(fp) || ferror(fp) || (!(flags & WRITE_FILE_SHARED) && fsync(fileno(fp)))) {
 		if (!quiet)
 			error_errno("cannot write '%s'", tmp);
 		fclose(fp);

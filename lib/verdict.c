@@ -8,6 +8,7 @@ static const char *const names[VERDICT_COUNT] = {
 	[VERDICT_PASS] = "pass",       [VERDICT_FAIL] = "fail",   [VERDICT_SKIP] = "skip",
 	[VERDICT_XFAIL] = "xfail",     [VERDICT_XPASS] = "xpass", [VERDICT_TIMEOUT] = "timeout",
 	[VERDICT_CRASH] = "crash",     [VERDICT_MISSING] = "missing",
+	[VERDICT_INTERRUPTED] = "interrupted",
 };
 
 const char *verdict_name(enum verdict v)
@@ -26,7 +27,7 @@ int verdict_from_name(const char *name)
 bool verdict_is_failure(enum verdict v)
 {
 	return v == VERDICT_FAIL || v == VERDICT_XPASS || v == VERDICT_TIMEOUT ||
-	       v == VERDICT_CRASH || v == VERDICT_MISSING;
+	       v == VERDICT_CRASH || v == VERDICT_MISSING || v == VERDICT_INTERRUPTED;
 }
 
 enum verdict verdict_from_exit(int code)

@@ -14,6 +14,9 @@ enum verdict {
 	VERDICT_TIMEOUT,
 	VERDICT_CRASH,
 	VERDICT_MISSING,
+	/* running when tapboot was interrupted (SIGINT, SIGTERM, SIGHUP): no verdict of its own,
+	 * and not the kernel's fault (a crash) either; only the host sets it */
+	VERDICT_INTERRUPTED,
 	VERDICT_COUNT
 };
 

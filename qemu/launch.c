@@ -480,6 +480,8 @@ void qemu_watch_pool(struct qemu_proc *ps, struct watch_opts *os, enum watch_res
 		for (size_t i = 0; i < n; i++) {
 			if (st[i].done)
 				continue;
+			if (os[i].on_tick)
+				os[i].on_tick(os[i].ctx, ps[i].pid);
 			if (fds[3 * i + 1].revents) {
 				drain_stderr(&ps[i]);
 				if (fatal_seen(&ps[i], &st[i])) {

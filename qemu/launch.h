@@ -46,6 +46,9 @@ struct watch_opts {
 	double first_line_s; /* 0: none; else the console must have output by then */
 	int signal_fd; /* a signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */
 	enum watch_action (*on_console)(void *ctx, const char *buf, size_t len);
+	/* NULL, or called with ctx at every turn of the watch loop (at least every 200 ms) while
+	 * the process runs: a sample of its state (run/stall.c) */
+	void (*on_tick)(void *ctx, pid_t pid);
 	void *ctx;
 	/* Set by qemu_watch on WATCH_INTERRUPTED. */
 	int signo;

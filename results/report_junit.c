@@ -35,7 +35,8 @@ static bool is_failure_elem(enum verdict v)
 
 static bool is_error_elem(enum verdict v)
 {
-	return v == VERDICT_TIMEOUT || v == VERDICT_CRASH || v == VERDICT_MISSING;
+	return v == VERDICT_TIMEOUT || v == VERDICT_CRASH || v == VERDICT_MISSING ||
+	       v == VERDICT_INTERRUPTED;
 }
 
 /* The failing subtests of t, one per line, for the failure element's text. */

@@ -99,6 +99,11 @@ static const char *kcidb_status(enum verdict v)
 		return "SKIP";
 	case VERDICT_MISSING:
 		return "MISS";
+	case VERDICT_INTERRUPTED:
+		/* "did not run or complete ... the status of both the test and the tested code is
+		 * unknown": SKIP, the lowest priority, so that a Ctrl-C never rates a build as
+		 * ERROR (the test's own failure) or FAIL */
+		return "SKIP";
 	default: /* timeout: the test did not complete */
 		return "ERROR";
 	}

@@ -51,9 +51,9 @@ static void tap_tests(struct strbuf *sb, const struct tap_test *t, size_t n, uns
 		tap_result(sb, depth, ok, (unsigned)(i + 1), t[i].name, dir,
 			   dir ? t[i].reason : NULL);
 		if (t[i].duration_s >= 0 || t[i].exit_code >= 0 || t[i].reason ||
-		    t[i].verdict == VERDICT_CRASH || t[i].verdict == VERDICT_MISSING) {
+		    t[i].verdict >= VERDICT_CRASH) {
 			tap_yaml_begin(sb, depth);
-			if (t[i].verdict == VERDICT_CRASH || t[i].verdict == VERDICT_MISSING)
+			if (t[i].verdict >= VERDICT_CRASH)
 				tap_yaml_raw(sb, depth, "result", verdict_name(t[i].verdict));
 			if (t[i].duration_s >= 0)
 				tap_yaml_rawf(sb, depth, "duration_s", "%.3f", t[i].duration_s);

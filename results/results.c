@@ -74,6 +74,8 @@ void results_merge(struct results *r, const struct results_shard *shards, size_t
 
 	r->sum.complete = true;
 	r->sum.planned = 0;
+	r->unmatched = 0;
+	r->first_unmatched = NULL;
 	for (size_t v = 0; v < nshards; v++)
 		if (shards[v].sum)
 			merge_summary(&r->sum, shards[v].sum);
@@ -89,7 +91,15 @@ void results_merge(struct results *r, const struct results_shard *shards, size_t
 					used[i] = true;
 					break;
 				}
-			/* a VM that never started has no parser: its tests are missing */
+			/* a VM that never started has no parser: its tests are missing. One whose
+			 * stream completed and still has no verdict for a planned name (the name
+			 * changed on its way through the console) cannot count as complete:
+			 * nothing planned is missing in a complete run. */
+			if (!used[i] && sh->sum && sh->sum->complete) {
+				r->sum.complete = false;
+				if (!r->unmatched++)
+					r->first_unmatched = plan_names[i];
+			}
 			if (!used[i]) {
 				byplan[i].name = (char *)plan_names[i];
 				byplan[i].verdict = VERDICT_MISSING;

@@ -32,6 +32,10 @@ struct results {
 	/* the merged summary: complete only when every shard completed; the first crash line,
 	 * bail reason and kernel release; counts over tests. Its strings are borrowed likewise. */
 	struct tap_summary sum;
+	/* planned tests a completed VM gave no verdict for (results_merge): the run is then not
+	 * complete; the first one's name (borrowed from plan_names) */
+	size_t unmatched;
+	const char *first_unmatched;
 	bool owned;
 };
 

@@ -106,6 +106,9 @@ void tap_parser_feed(struct tap_parser *p, const char *buf, size_t len);
  * the crash line (or cut_reason, e.g. "no console output for 60 s") as reason, and every planned
  * test not seen gets `missing`. cut_reason may be NULL. */
 void tap_parser_finish(struct tap_parser *p, const char *cut_reason);
+/* Before tap_parser_finish: the stream was cut because tapboot was interrupted; the test
+ * running then is `interrupted` (not `crash`, unless a kernel crash report came). */
+void tap_parser_interrupted(struct tap_parser *p);
 /* The top-level results in plan order (valid until tap_parser_free). */
 const struct tap_test *tap_parser_tests(const struct tap_parser *p, size_t *n);
 const struct tap_summary *tap_parser_summary(const struct tap_parser *p);

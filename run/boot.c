@@ -34,7 +34,10 @@ static bool pool_start(struct pool *p, size_t slot, struct qemu_proc *ps, struct
 		if (vm->restore && vm_resume_restored(vm) < 0 && vm_start(vm) < 0)
 			continue;
 		*ps = vm->proc;
-		*os = (struct watch_opts){.signal_fd = -1, .on_console = vm_console_data, .ctx = vm};
+		*os = (struct watch_opts){.signal_fd = -1,
+					  .on_console = vm_console_data,
+					  .on_tick = vm_tick,
+					  .ctx = vm};
 		vm_limits(vm, &os->idle_s, &os->deadline_s);
 		/* KVM boots to the init in about a second where it works; 15 s covers a busy
 		 * host. */

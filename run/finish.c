@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* finish.c: after the VMs: the results merged, the reports, the consoles, QEMU's messages,
  * reproduce.sh, the summary and the exit status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,7 @@ static void write_reproduce(struct run *r, const char *cmd_line)
 		strcpy(ihash, "unreadable");
 	qemu_version(r->cfg.qemu, qver, sizeof(qver));
 	if (write_file_atomic(path, WRITE_FILE_QUIET, 0755, reproduce_write, &x) < 0)
-		warning_errno("cannot write '%s'", path);
+		run_write_failed(r, path, errno);
 	free(path);
 }
 
@@ -118,12 +119,18 @@ static void concat_consoles(struct run *r)
 
 		if (!in)
 			continue;
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-			fwrite(buf, 1, n, out);
+		while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+			if (fwrite(buf, 1, n, out) != n) {
+				run_write_failed(r, path, errno);
+				fclose(out);
+				out = NULL;
+			}
 		fclose(in);
 	}
-	if (!out || fclose(out) != 0)
-		warning_errno("cannot write '%s'", path);
+	if (!out)
+		run_write_failed(r, path, errno);
+	else
+		run_close_checked(r, out, path, true);
 	free(order);
 	free(path);
 }
@@ -154,6 +161,8 @@ static void finish_vms(struct run *r, struct strbuf *errors)
 		if (!vm->parser)
 			continue;
 		cut = vm_cut_reason(r, vm);
+		if (vm->res == WATCH_INTERRUPTED)
+			tap_parser_interrupted(vm->parser);
 		tap_parser_finish(vm->parser, cut);
 		if (vm->console)
 			fflush(vm->console);
@@ -166,6 +175,37 @@ static void finish_vms(struct run *r, struct strbuf *errors)
 				strbuf_addf(errors, "VM %u: ", vm->index);
 			strbuf_addstr(errors, e);
 			vm->error = e;
+		}
+	}
+}
+
+/* A timeout during which QEMU was stopped or starved (stall.c) says so in its reason, in every
+ * report; the verdict stays a timeout. The new reasons are owned by notes. */
+static void note_stalls(struct run *r, struct results *res, struct strlist *notes)
+{
+	for (size_t v = 0; v < r->nvms; v++) {
+		const struct vm *vm = &r->vms[v];
+
+		for (size_t k = 0; vm->stall_s && k < vm->ntests; k++) {
+			const char *name = r->plan.tests[vm->tests[k]].name;
+
+			if (vm->stall_s[k] < STALL_NOTE_S)
+				continue;
+			for (size_t i = 0; i < res->ntests; i++) {
+				struct tap_test *t = &res->tests[i];
+				char *why;
+
+				if (strcmp(t->name, name) || t->verdict != VERDICT_TIMEOUT)
+					continue;
+				/* a busy host's run delay is no story: a tenth of the test */
+				if (t->duration_s > 0 &&
+				    vm->stall_s[k] < t->duration_s * STALL_NOTE_PART)
+					continue;
+				why = stall_reason(t->reason, vm->stall_s[k]);
+				strlist_push(notes, why);
+				free(why);
+				t->reason = notes->v[notes->n - 1];
+			}
 		}
 	}
 }
@@ -209,7 +249,8 @@ static void write_qemu_logs(struct run *r)
 			continue;
 		p = r->nvms == 1 ? xasprintf("%s/qemu.log", r->dir)
 				 : xasprintf("%s/qemu.%zu.log", r->dir, v + 1);
-		write_file_atomic(p, WRITE_FILE_QUIET, 0, put_str, qerr);
+		if (write_file_atomic(p, WRITE_FILE_QUIET, 0, put_str, qerr) < 0)
+			run_write_failed(r, p, errno);
 		free(p);
 	}
 }
@@ -221,23 +262,41 @@ int run_finish(struct run *r, const char *cmd_line)
 	struct report_run rep;
 	struct crash_sig *crash;
 	struct results res;
-	struct strbuf errors = STRBUF_INIT;
+	struct strbuf errors = STRBUF_INIT, rep_error = STRBUF_INIT;
+	struct strlist notes;
 	char *dpath;
 	unsigned *vm_of;
 	int status;
 
 	results_init(&res);
+	strlist_init(&notes);
 	finish_vms(r, &errors);
 	merge_vms(r, &res);
+	note_stalls(r, &res, &notes);
+	if (res.unmatched) {
+		if (errors.len)
+			strbuf_addstr(&errors, "; ");
+		strbuf_addf(&errors,
+			    "%zu planned test%s had no verdict although the guest finished "
+			    "(the first: '%s')",
+			    res.unmatched, res.unmatched == 1 ? "" : "s", res.first_unmatched);
+	}
 	dpath = durations_path(r->cfg.arch);
 	durations_save(dpath, res.tests, res.ntests);
 	free(dpath);
 	if (r->nvms > 1)
 		concat_consoles(r);
+	/* a write into the results directory that failed during the boot (console.log, a test's
+	 * log) is the run's error: the reports say it (it was said on stderr when it failed) */
+	strbuf_init(&rep_error);
+	strbuf_add(&rep_error, errors.buf ? errors.buf : "", errors.len);
+	if (r->write_error)
+		strbuf_addf(&rep_error, "%s%s", rep_error.len ? "; " : "", r->write_error);
 	/* a VM's error makes its summary, and so the merged one, incomplete: complete is the
 	 * merged summary's */
 	report_run_fill(&rep, res.tests, res.ntests, &res.sum,
-			r->o->kselftest ? "kselftest" : "tapboot", errors.len ? errors.buf : NULL);
+			r->o->kselftest ? "kselftest" : "tapboot",
+			rep_error.len ? rep_error.buf : NULL);
 	rep.arch = r->cfg.arch;
 	rep.kernel = r->kernel_image;
 	rep.accel = r->accel == QEMU_ACCEL_KVM ? "kvm" : "tcg";
@@ -260,7 +319,11 @@ int run_finish(struct run *r, const char *cmd_line)
 	crash = report_exit_status(&rep) ? crash_sig_from_file(dpath) : NULL;
 	rep.crash = crash;
 	free(dpath);
-	report_write_all(r->dir, &rep);
+	/* the reserve goes now: the reports are what it kept room for */
+	if (r->reserve && unlink(r->reserve) < 0 && errno != ENOENT)
+		warning_errno("cannot remove '%s'", r->reserve);
+	if (report_write_all(r->dir, &rep) < 0 && !r->write_error)
+		r->write_error = xasprintf("cannot write the reports in '%s'", r->dir);
 	write_qemu_logs(r);
 	write_reproduce(r, cmd_line);
 	if (r->tty && !r->o->quiet)
@@ -275,10 +338,16 @@ int run_finish(struct run *r, const char *cmd_line)
 		error("%s", errors.buf);
 	printf("results: %s/\n", r->dir);
 	status = results_exit_status(&rep, &r->o->policy, r->interrupted);
+	/* never 0 (nor 1) when a file of the results could not be written: what is there is not
+	 * the run (README, "Exit status") */
+	if (r->write_error && status != EXIT_INTERRUPTED)
+		status = EXIT_VM;
 	strbuf_release(&errors);
+	strbuf_release(&rep_error);
 	crash_sig_free(crash);
 	free(vm_of);
 	results_release(&res);
+	strlist_release(&notes);
 	/* a kernel that died before the init: its last lines, and why; not when QEMU itself
 	 * failed (its message says why: the kernel never ran) */
 	if (status == EXIT_VM && !qemu_failed_alone(r))

@@ -156,14 +156,17 @@ int vm_resume_restored(struct vm *vm)
 
 	if (qmp_incoming(&vm->qmp, QEMU_SPAWN_INCOMING_FD, 30, &err) == 0 &&
 	    qmp_wait_loaded(&vm->qmp, 60, &err) == 0 && qmp_cont(&vm->qmp, 30, &err) == 0) {
-		fprintf(vm->console,
-			"tapboot: VM %u started from snapshot %s (saved at the init's ready point%s; "
-			"--no-snapshot boots cold)\n",
-			vm->index, r->snap.path,
-			!r->tests_image	    ? ""
-			: vm->tests_in_ram ? ", with this run's tests"
-					    : ", the tests from this run's tests image");
-		fflush(vm->console);
+		if (vm->console)
+			fprintf(vm->console,
+				"tapboot: VM %u started from snapshot %s (saved at the init's "
+				"ready point%s; "
+				"--no-snapshot boots cold)\n",
+				vm->index, r->snap.path,
+				!r->tests_image	   ? ""
+				: vm->tests_in_ram ? ", with this run's tests"
+						   : ", the tests from this run's tests image");
+		if (vm->console)
+			fflush(vm->console);
 		hand_off(vm);
 		return 0;
 	}

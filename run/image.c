@@ -12,6 +12,7 @@
 #include "accel.h"
 #include "cache.h"
 #include "error.h"
+#include "fs.h"
 #include "kconfig_check.h"
 #include "kselftest.h"
 #include "paths.h"
@@ -20,12 +21,16 @@
 #include "strbuf.h"
 
 /* "{arch}" in a test path becomes the run's architecture, so one command line serves a
- * matrix of kernels (build/guest/{arch}/static/pass). */
-static void add_test_inputs(struct run *r)
+ * matrix of kernels (build/guest/{arch}/static/pass). Each must be a regular file or a
+ * directory: a FIFO, a socket or a device is refused here, before anything opens it (the
+ * kernel-config check reads each test's first bytes, and the open of a FIFO blocks). -1 after
+ * a message. */
+static int add_test_inputs(struct run *r)
 {
 	for (size_t i = 0; i < r->o->ntests; i++) {
 		struct strbuf in = STRBUF_INIT;
 		const char *t = r->o->tests[i], *at;
+		struct stat st;
 
 		strbuf_grow(&in, 0);
 		while ((at = strstr(t, "{arch}"))) {
@@ -34,9 +39,17 @@ static void add_test_inputs(struct run *r)
 			t = at + strlen("{arch}");
 		}
 		strbuf_addstr(&in, t);
+		/* one that is not there is the builder's to name ("cannot read input") */
+		if (!stat(in.buf, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			error("test '%s' is %s, not a file or a directory", in.buf,
+			      fs_kind_name(st.st_mode));
+			strbuf_release(&in);
+			return -1;
+		}
 		strlist_push(&r->inputs, in.buf);
 		strbuf_release(&in);
 	}
+	return 0;
 }
 
 /* The Debian package of arch's cross compiler ("gcc-aarch64-linux-gnu"), from its config's
@@ -305,7 +318,8 @@ static int kselftest_input(struct run *r)
 
 int run_build_image(struct run *r, bool check_kconfig)
 {
-	add_test_inputs(r);
+	if (add_test_inputs(r) < 0)
+		return -1;
 	/* the kernel options this run needs, from the kernel's config, before anything is built */
 	r->kneeds = (struct kconfig_needs){&r->cfg, builder_compress_name(r->o->image.compress),
 					   false, r->o->image.load_modules.n > 0};

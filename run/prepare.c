@@ -3,6 +3,7 @@
  * the results directory, the nonce, the tests and kselftest input, the initramfs. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,9 @@ static int resolve_kernel(struct run *r)
 			goto out;
 		}
 	} else {
+		/* a FIFO would block the open below forever (issue 41) */
+		if (fs_check_regular(k, "kernel") < 0)
+			return -1;
 		if (access(k, R_OK) < 0) {
 			error_errno("cannot read kernel '%s'", k);
 			return -1;
@@ -119,6 +123,8 @@ static int resolve_kernel(struct run *r)
 			r->kernel_image);
 	if (r->o->config) {
 		free(r->kernel_config);
+		if (fs_check_regular(r->o->config, "kernel config") < 0)
+			goto out;
 		if (access(r->o->config, R_OK) < 0) {
 			error_errno("cannot read kernel config '%s'", r->o->config);
 			goto out;
@@ -262,9 +268,10 @@ static bool is_tapboot_dir(const char *dir)
 static int clear_old_run(const char *dir)
 {
 	static const char *const names[] = {
-		"console.log",	 "qemu.log",	"initramfs.cpio",     "tests.cpio",  "results.json",
-		"results.tap",	 "junit.xml",	"kcidb.json",	      "reproduce.sh", "matrix.json",
-		"kselftest.manifest", "results.html",
+		"console.log",	"qemu.log",    "initramfs.cpio",     "tests.cpio",
+		"results.json", "results.tap", "junit.xml",	     "kcidb.json",
+		"reproduce.sh", "matrix.json", "kselftest.manifest", "results.html",
+		RUN_RESERVE_NAME,
 	};
 	DIR *d;
 	struct dirent *de;
@@ -413,6 +420,36 @@ static int prepare_image(struct run *r, bool check_kconfig)
 	return 0;
 }
 
+/* Room for the reports, kept from the start: a file of 64 KiB and 4 KiB per test (results.json,
+ * junit.xml, kcidb.json and results.tap of a test take about 1.5 KiB together; subtests more),
+ * at most 64 MiB, allocated (posix_fallocate) in the results directory after the image is
+ * built. When a write fails there later (a full disk), run_write_failed removes it, so that
+ * console.log's cut note and the reports can still be written; finish removes it before the
+ * reports. A directory without room for it fails here: exit 2, nothing booted. */
+static int make_reserve(struct run *r)
+{
+	unsigned long long size = (64 + 4ULL * r->plan.n) * 1024;
+	int fd, err;
+
+	if (size > 64ULL << 20)
+		size = 64ULL << 20;
+	free(r->reserve);
+	r->reserve = xasprintf("%s/" RUN_RESERVE_NAME, r->dir);
+	fd = open(r->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return error_errno("cannot create '%s'", r->reserve);
+	err = posix_fallocate(fd, 0, (off_t)size);
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (err) {
+		error("cannot keep %llu KiB for the reports in '%s': %s", size >> 10, r->reserve,
+		      strerror(err));
+		unlink(r->reserve);
+		return -1;
+	}
+	return 0;
+}
+
 int run_prepare(struct run *r)
 {
 	struct durations d;
@@ -424,6 +461,10 @@ int run_prepare(struct run *r)
 	if (r->o->qemu) {
 		free(r->cfg.qemu);
 		r->cfg.qemu = xstrdup(r->o->qemu);
+	}
+	if (make_reserve(r) < 0) {
+		remove_results_dir(r);
+		return -1;
 	}
 	hash_kernel(r);
 	choose_boot_image(r);

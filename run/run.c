@@ -65,4 +65,8 @@ void run_release(struct run *r)
 		unlink(r->saver_initrd); /* the saver ended before its ready point */
 	free(r->saver_initrd);
 	free(r->accel_note);
+	if (r->reserve)
+		unlink(r->reserve); /* a run that ended before its finish */
+	free(r->reserve);
+	free(r->write_error);
 }

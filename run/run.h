@@ -96,6 +96,9 @@ struct run_snapshot {
 
 /* Everything one run owns; released in run_release(). */
 struct vm;
+/* The reserve file in a results directory (prepare.c make_reserve). */
+#define RUN_RESERVE_NAME ".tapboot-reserve"
+
 struct run {
 	const struct run_opts *o;
 	const char *kernel; /* this run's --kernel, --arch and results directory */
@@ -133,6 +136,12 @@ struct run {
 	size_t nvms;
 	unsigned jobs; /* VMs at once: -j, or what -j auto decided */
 	bool tty, interrupted;
+	/* the results directory: its reserve (RESULTS_RESERVE, released when a write fails so
+	 * that the cut note and the reports still fit) and the first write that failed there
+	 * ("cannot write 'DIR/console.log': No space left on device"), which makes the run's
+	 * error and its exit status 3 */
+	char *reserve;
+	char *write_error;
 	int signo;
 	double start;
 	char *accel_note;

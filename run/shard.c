@@ -99,8 +99,7 @@ void durations_save(const char *path, const struct tap_test *tests, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		double *v;
 
-		if (tests[i].duration_s < 0 || tests[i].verdict == VERDICT_CRASH ||
-		    tests[i].verdict == VERDICT_MISSING)
+		if (tests[i].duration_s < 0 || tests[i].verdict >= VERDICT_CRASH)
 			continue;
 		v = durations_find(&d, tests[i].name);
 		if (!v) {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -27,9 +28,41 @@
  * same verdicts. Without contention it changes nothing. */
 #define VM_BACKGROUND_NICE 10
 
-/* A test name as a file under tests/: its slashes become directories; nothing escapes. */
-static FILE *open_test_log(struct run *r, const char *name)
+int run_write_failed(struct run *r, const char *path, int err)
 {
+	if (r->write_error)
+		return -1;
+	r->write_error = xasprintf("cannot write '%s': %s", path, strerror(err ? err : EIO));
+	error("%s", r->write_error);
+	/* the room the reports need (prepare.c) */
+	if (r->reserve && unlink(r->reserve) < 0 && errno != ENOENT)
+		warning_errno("cannot remove '%s'", r->reserve);
+	return -1;
+}
+
+int run_close_checked(struct run *r, FILE *fp, const char *path, bool sync)
+{
+	int bad;
+
+	if (!fp)
+		return 0;
+	/* fsync: a disk's EIO may come only there */
+	bad = fflush(fp) != 0 || ferror(fp) || (sync && fsync(fileno(fp)) != 0);
+	if (bad) {
+		int err = errno;
+
+		fclose(fp);
+		return run_write_failed(r, path, err);
+	}
+	if (fclose(fp) != 0)
+		return run_write_failed(r, path, errno);
+	return 0;
+}
+
+/* A test name as a file under tests/: its slashes become directories; nothing escapes. */
+static FILE *open_test_log(struct vm *vm, const char *name)
+{
+	struct run *r = vm->r;
 	struct strbuf path = STRBUF_INIT;
 	FILE *fp;
 
@@ -46,10 +79,12 @@ static FILE *open_test_log(struct run *r, const char *name)
 		}
 	}
 	strbuf_addstr(&path, ".log");
-	fp = fopen(path.buf, "w");
-	if (!fp)
-		warning_errno("cannot write '%s'", path.buf);
-	strbuf_release(&path);
+	/* once a write failed, the room left is the reports' */
+	fp = r->write_error ? NULL : fopen(path.buf, "w");
+	if (!fp && !r->write_error)
+		run_write_failed(r, path.buf, errno);
+	free(vm->test_log_path);
+	vm->test_log_path = strbuf_detach(&path);
 	return fp;
 }
 
@@ -66,10 +101,10 @@ static void on_run(void *ctx, unsigned num, const char *name)
 {
 	struct vm *vm = ctx;
 
-	if (vm->test_log)
-		fclose(vm->test_log);
-	vm->test_log = open_test_log(vm->r, name);
+	run_close_checked(vm->r, vm->test_log, vm->test_log_path, false);
+	vm->test_log = open_test_log(vm, name);
 	vm->test_log_num = num;
+	stall_begin(&vm->stall, vm->spawned ? vm->proc.pid : -1);
 	if (vm->r->tty && !vm->r->o->quiet) {
 		fprintf(stderr, "\r\033[K  running  %s", name);
 		fflush(stderr);
@@ -91,10 +126,10 @@ static void on_result(void *ctx, const struct tap_test *t)
 {
 	struct vm *vm = ctx;
 
-	if (vm->test_log) {
-		fclose(vm->test_log);
-		vm->test_log = NULL;
-	}
+	run_close_checked(vm->r, vm->test_log, vm->test_log_path, false);
+	vm->test_log = NULL;
+	if (t->num >= 1 && t->num <= vm->ntests && vm->stall_s)
+		vm->stall_s[t->num - 1] = stall_end(&vm->stall, vm->proc.pid);
 	if (vm->r->o->quiet)
 		return;
 	fprintf(stderr, "%s  %-7s %7.2fs  %s%s%s\n", vm->r->tty ? "\r\033[K" : "",
@@ -110,14 +145,47 @@ static void on_crash(void *ctx, const char *line)
 		fprintf(stderr, "%skernel: %s\n", vm->r->tty ? "\r\033[K" : "", line);
 }
 
+/* console.log could not take more (a full disk): the reserve is released, a note says where
+ * the file ends and why, and the console is not written again (the room is the reports'); the
+ * parser still reads every byte, so the results stay whole. */
+static void vm_console_cut(struct vm *vm, int err)
+{
+	struct run *r = vm->r;
+	FILE *fp = vm->console;
+
+	long at;
+
+	vm->console = NULL;
+	run_write_failed(r, vm->console_path, err);
+	/* what stdio still holds is dropped (its write failed), so the note's offset is where the
+	 * console's bytes end in the file */
+	__fpurge(fp);
+	fclose(fp);
+	fp = fopen(vm->console_path, "a");
+	if (!fp)
+		return;
+	at = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+	fprintf(fp, "\ntapboot: console.log cut here, after %ld bytes of the console: %s\n", at,
+		strerror(err ? err : EIO));
+	if (fclose(fp) != 0)
+		warning_errno("cannot write the cut note to '%s'", vm->console_path);
+}
+
+void vm_tick(void *ctx, pid_t pid)
+{
+	struct vm *vm = ctx;
+
+	stall_tick(&vm->stall, pid);
+}
+
 enum watch_action vm_console_data(void *ctx, const char *buf, size_t len)
 {
 	struct vm *vm = ctx;
 	const struct tap_summary *s;
 
 	/* flushed per read: console.log is live (tail -f, and the boot tests wait on it) */
-	fwrite(buf, 1, len, vm->console);
-	fflush(vm->console);
+	if (vm->console && (fwrite(buf, 1, len, vm->console) != len || fflush(vm->console)))
+		vm_console_cut(vm, errno);
 	if (vm->r->snap.handoff && !vm->handed_off)
 		vm_scan_ready(vm, buf, len);
 	tap_parser_feed(vm->parser, buf, len);
@@ -172,12 +240,12 @@ static void vm_reset(struct vm *vm)
 	if (vm->parser)
 		tap_parser_free(vm->parser);
 	vm->parser = NULL;
-	if (vm->console)
-		fclose(vm->console);
+	run_close_checked(vm->r, vm->console, vm->console_path, true);
 	vm->console = NULL;
-	if (vm->test_log)
-		fclose(vm->test_log);
+	run_close_checked(vm->r, vm->test_log, vm->test_log_path, false);
 	vm->test_log = NULL;
+	free(vm->test_log_path);
+	vm->test_log_path = NULL;
 	if (vm->spawned)
 		qemu_proc_release(&vm->proc);
 	vm->spawned = false;
@@ -203,6 +271,7 @@ void vm_release(struct vm *vm)
 	free(vm->select_args);
 	free(vm->tests);
 	free(vm->console_path);
+	free(vm->stall_s);
 }
 
 /* Can the kernel read an archive appended to the image? Its gzip and zstd readers stop at
@@ -273,6 +342,8 @@ static int open_console(struct vm *vm)
 	for (size_t i = 0; i < vm->ntests; i++)
 		names[i] = r->plan.tests[vm->tests[i]].name;
 	tap_parser_expect(vm->parser, names, vm->ntests);
+	free(vm->stall_s);
+	vm->stall_s = xcalloc(vm->ntests + 1, sizeof(*vm->stall_s));
 	free(names);
 	return 0;
 }

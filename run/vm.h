@@ -15,6 +15,32 @@
 #include "tap_parser.h"
 
 /* One QEMU process: a shard of the plan, or one disruptive test on its own. */
+/* ---- stall.c: how long QEMU did not run during a test ---- */
+
+struct vm_stall_thread {
+	pid_t tid;
+	unsigned long long delay_ns;
+};
+struct vm_stall {
+	double stopped_s, last_tick;
+	bool on;
+	struct vm_stall_thread base[64]; /* each QEMU thread's run delay at the test's start */
+	size_t nbase;
+};
+/* At a test's start (its run line), each watch tick, and at its result: the seconds QEMU (pid)
+ * was stopped (its state T, sampled each tick) plus the longest a thread of it waited for a
+ * CPU (schedstat's run delay) while the test ran. */
+void stall_begin(struct vm_stall *s, pid_t pid);
+void stall_tick(struct vm_stall *s, pid_t pid);
+double stall_end(struct vm_stall *s, pid_t pid);
+/* Stalls shorter than this say nothing: the run delay of a loaded 2-core host. */
+#define STALL_NOTE_S 1.0
+/* ... nor those under this part of the test's own duration */
+#define STALL_NOTE_PART 0.1
+/* reason with the stall said: "timeout after 10 s (QEMU was stopped or starved for 20.3 s of
+ * it)". Caller frees. */
+char *stall_reason(const char *reason, double stall_s);
+
 struct vm {
 	struct run *r;
 	unsigned index;	   /* 1-based, for file names and messages */
@@ -25,6 +51,7 @@ struct vm {
 	FILE *console;
 	char *console_path;
 	FILE *test_log;
+	char *test_log_path;
 	unsigned test_log_num;
 	bool begun;
 	struct strlist argv; /* its cold command line, as a shell runs it (vm_cold_argv) */
@@ -45,6 +72,8 @@ struct vm {
 	bool handed_off;   /* its handoff line was written */
 	int ram_fd;	   /* the saver's guest RAM (snapshot_ram_open), if ram_open */
 	bool ram_open;
+	struct vm_stall stall;
+	double *stall_s; /* per test of the VM (its number - 1): stall_end's seconds */
 	char rline[32]; /* the console's current line, while looking for the ready line */
 	size_t rlen;
 	bool rline_over; /* the current line is longer than the ready line */
@@ -52,10 +81,20 @@ struct vm {
 
 /* ---- vm.c: a VM's QEMU and its console ---- */
 
+/* A write into the results directory failed (path, errno err): said once, remembered as the
+ * run's write_error, the reserve released. Later failures only add nothing. -1. */
+int run_write_failed(struct run *r, const char *path, int err);
+/* Close fp (written to path), checking its buffered writes, fsync (with sync: console.log; not
+ * each test's log, an fsync per test of 3,000) and close: 0, or -1 after run_write_failed.
+ * NULL fp: 0. */
+int run_close_checked(struct run *r, FILE *fp, const char *path, bool sync);
+
 /* Start a VM's QEMU (-1 when it cannot start), its console callback, the last line of QEMU's
  * messages (caller frees). */
 int vm_start(struct vm *vm);
 enum watch_action vm_console_data(void *ctx, const char *buf, size_t len);
+/* watch_opts' on_tick: the stall of the running test (stall.c). */
+void vm_tick(void *ctx, pid_t pid);
 char *vm_last_line(const char *s);
 /* The VM's boot as QEMU gets it, with cmdline as the whole kernel command line: the run's
  * kernel, image, accelerator, machine and tests image, QEMU_MODE_COLD, the QMP monitor on in a

@@ -38,7 +38,7 @@ kill -TERM $pid
 wait $pid
 is "$?" 130 "SIGTERM: exit 130"
 is "$(verdict "$d" pass)" pass "SIGTERM: the finished test is kept"
-is "$(verdict "$d" hang)" crash "SIGTERM: the running test is reported, not passed"
+is "$(verdict "$d" hang)" interrupted "SIGTERM: the running test is interrupted (issue 41: it was crash), not passed"
 like "$(jq -r .error "$d/results.json")" "interrupted" "SIGTERM: results.json says interrupted"
 like "$qpid" '^[0-9]+$' "SIGTERM: tapboot had one QEMU child while the test ran"
 ok "$(kill -0 "${qpid:-0}" 2>/dev/null; test $? -ne 0; echo $?)" "SIGTERM: no QEMU outlives the run"

@@ -609,32 +609,42 @@ static void test_manifest(void)
 	builder_opts_release(&o);
 }
 
-static void check_manifest_error(const char *body, unsigned line, const char *want)
+/* The manifest "tapboot-manifest 1\n" + body[0..len) fails to build with message msg (whole). */
+static void check_manifest_fails(const char *body, size_t len, const char *msg)
 {
 	struct builder_opts o;
 	struct plan p;
 	const char *in[] = {tmp("bad.manifest")};
-	char *err, *msg, *full;
+	char *err, *full = malloc(len + 32);
 	int ret;
 
-	if (asprintf(&full, "tapboot-manifest 1\n%s", body) < 0)
+	if (!full)
 		exit(1);
-	test_write_file("bad.manifest", full, strlen(full), 0644);
+	memcpy(full, "tapboot-manifest 1\n", 19);
+	memcpy(full + 19, body, len);
+	test_write_file("bad.manifest", full, len + 19, 0644);
 	free(full);
 	opts_x86(&o);
 	plan_init(&p);
 	unlink(tmp("bad.cpio"));
 	err = build(&o, in, 1, tmp("bad.cpio"), &p, &ret);
 	check_int(ret, ==, -1);
-	if (asprintf(&msg, "tapboot: %s:%u: %s\n", tmp("bad.manifest"), line, want) < 0)
-		exit(1);
 	if (!check_str(err, msg))
 		printf("# body: %s\n", body);
 	check(!exists(tmp("bad.cpio")));
-	free(msg);
 	free(err);
 	plan_release(&p);
 	builder_opts_release(&o);
+}
+
+static void check_manifest_error(const char *body, unsigned line, const char *want)
+{
+	char *msg;
+
+	if (asprintf(&msg, "tapboot: %s:%u: %s\n", tmp("bad.manifest"), line, want) < 0)
+		exit(1);
+	check_manifest_fails(body, strlen(body), msg);
+	free(msg);
 }
 
 static void test_manifest_errors(void)
@@ -661,6 +671,40 @@ static void test_manifest_errors(void)
 			     "'../a' has a '..' component (image paths must stay inside the root)");
 	check_manifest_error("test a static\ntest a static\n", 3,
 			     "a test named 'a' already exists");
+	/* names that cannot cross a console line (issue 41) */
+	check_manifest_error(
+		"test \"a\\tb\" static\n", 2,
+		"test name 'a\\x09b' has a control character (a name is one field of a "
+		"console line: rename the test)");
+	check_manifest_error(
+		"test \"x ~tb:1\" static\n", 2,
+		"test name 'x ~tb:1' holds the line tag's marker ' ~tb:' (a name is one "
+		"field of a console line: rename the test)");
+	check_manifest_error(
+		"test \"- x\" static\n", 2,
+		"test name '- x' starts with TAP's separator '- ' (a name is one field "
+		"of a console line: rename the test)");
+	/* a NUL byte: at a line's start it ended the manifest silently */
+	{
+		static const char nul0[] = "test a static\n\0test b static\n";
+		static const char nul1[] = "test a sta\0tic\n";
+		char *msg;
+
+		if (asprintf(&msg, "tapboot: %s:3: NUL byte in a manifest line\n",
+			     tmp("bad.manifest")) < 0)
+			exit(1);
+		check_manifest_fails(nul0, sizeof(nul0) - 1, msg);
+		free(msg);
+		if (asprintf(&msg, "tapboot: %s:2: NUL byte in a manifest line\n",
+			     tmp("bad.manifest")) < 0)
+			exit(1);
+		check_manifest_fails(nul1, sizeof(nul1) - 1, msg);
+		free(msg);
+	}
+	/* #origin: the lines after it are reported as that file's line (--kselftest's list) */
+	check_manifest_fails("#origin /ks/kselftest-list.txt:7\ntest a static\n    timeout x\n", 61,
+			     "tapboot: /ks/kselftest-list.txt:7: timeout 'x' is not a number of "
+			     "seconds\n");
 }
 
 static void test_dynamic_host(void)

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "error.h"
 #include "kernel_image.h"
 
 static const char *write_hdr(const char *name, const unsigned char *h, size_t n)
@@ -18,9 +19,16 @@ static const char *write_hdr(const char *name, const unsigned char *h, size_t n)
 	return test_write_file(name, h, n, 0);
 }
 
+static int probe_into(void *path)
+{
+	struct kernel_image k;
+
+	return kernel_image_probe(path, &k);
+}
+
 static void test_headers(void)
 {
-	unsigned char h[1024];
+	unsigned char h[1024], big[2048];
 	struct kernel_image k;
 
 	memset(h, 0, sizeof(h));
@@ -34,6 +42,26 @@ static void test_headers(void)
 	h[0x236] = 0;
 	check_int(kernel_image_probe(write_hdr("bz32", h, sizeof(h)), &k), ==, 0);
 	check_str(k.arch, "i386");
+	/* shorter than its header says: (1 setup sector + the boot sector) * 512 + 0x40 * 16 */
+	h[0x1f1] = 1;
+	h[0x1f4] = 0x40;
+	{
+		const char *p = write_hdr("bz-short", h, sizeof(h));
+		char *err, *want = xasprintf("tapboot: kernel '%s' is truncated: the file has 1024 "
+					     "bytes, its bzImage header says 2048\n",
+					     p);
+
+		err = test_capture_stderr(probe_into, (void *)p, NULL);
+		check_str(err, want);
+		free(err);
+		free(want);
+		/* the same header with the file as long as it says */
+		memset(big, 0, sizeof(big));
+		memcpy(big, h, sizeof(h));
+		check_int(kernel_image_probe(write_hdr("bz-whole", big, sizeof(big)), &k), ==, 0);
+	}
+	h[0x1f1] = 0;
+	h[0x1f4] = 0;
 
 	memset(h, 0, sizeof(h));
 	memcpy(h + 56, "ARM\x64", 4);
@@ -316,6 +344,7 @@ static void test_unpack_zimage(void)
 
 int main(void)
 {
+	error_set_prog("tapboot");
 	TEST(test_headers, "bzImage, arm64 Image, zImage, riscv Image, s390 image headers");
 	TEST(test_elf, "ELF vmlinux machine and endianness");
 	TEST(test_missing, "a missing kernel is named");

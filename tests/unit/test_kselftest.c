@@ -424,9 +424,13 @@ static void test_disruptive(void)
 		a.o.disruptive_list = NULL;
 		check_ok(kselftest_manifest(&a.o, a.out, &a.info));
 		m = slurp(a.out);
-		check(m &&
-		      strstr(m, "breakpoint_test\n    cwd /kselftest/breakpoints\n    timeout 45\n"
-				"    flag privileged\ntest breakpoints:step_after_suspend_test"));
+		want = xasprintf("breakpoint_test\n    cwd /kselftest/breakpoints\n    timeout 45\n"
+				 "    flag privileged\n"
+				 "#origin %s/kselftest-list.txt:2\n"
+				 "test breakpoints:step_after_suspend_test",
+				 dir);
+		check(m && strstr(m, want));
+		free(want);
 		/* breakpoints is in the shipped kselftest-privileged.txt too (ptrace) */
 		check(m && strstr(m, "step_after_suspend_test\n    cwd /kselftest/breakpoints\n"
 				     "    timeout 45\n    flag disruptive\n    flag privileged\n"));

@@ -3,12 +3,14 @@
  * reader, the die hook and note(), the atomic string write and copy, the stat-cached sha256;
  * and results/'s one "incomplete because" text and one filler of the report's run record. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cache.h"
 #include "error.h"
@@ -278,6 +280,48 @@ static void t_atomic(void)
 	free(to);
 }
 
+/* A FIFO where a file is expected: refused at once (an open of it blocks until a writer
+ * comes), a directory and a regular file as they are (issue 41). */
+static int check_fifo(void *path)
+{
+	return fs_check_regular(path, "kernel");
+}
+
+static void t_regular_only(void)
+{
+	char *fifo = xasprintf("%s/fifo", test_tmpdir()), *buf, *err, *want;
+	size_t len;
+	int ret;
+
+	check_int(mkfifo(fifo, 0600), ==, 0);
+	check_int(open_regular(fifo, O_RDONLY), ==, -1);
+	check_int(errno, ==, EINVAL);
+	check_int(read_file(fifo, &buf, &len), ==, -1);
+	check(buf == NULL);
+	check_int(open_regular(test_tmpdir(), O_RDONLY), ==, -1);
+	check_int(errno, ==, EISDIR);
+	err = test_capture_stderr(check_fifo, fifo, &ret);
+	want = xasprintf("tapboot: kernel '%s' is a FIFO, not a regular file\n", fifo);
+	check_int(ret, ==, -1);
+	check_str(err, want);
+	free(err);
+	free(want);
+	test_write_file("plain", "x\n", 2, 0);
+	{
+		char *plain = xasprintf("%s/plain", test_tmpdir());
+		int fd = open_regular(plain, O_RDONLY);
+
+		check(fd >= 0);
+		/* blocking again once open */
+		check(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK));
+		if (fd >= 0)
+			close(fd);
+		check_int(fs_check_regular(plain, "kernel"), ==, 0);
+		free(plain);
+	}
+	free(fifo);
+}
+
 static int copy_missing(void *arg)
 {
 	return copy_file_atomic("/nonexistent/from", arg, 0);
@@ -335,6 +379,7 @@ int main(void)
 	TEST(t_note, "note: prog: message");
 	TEST(t_atomic, "atomic string write and copy: content and mode");
 	TEST(t_atomic_errors, "atomic copy of a missing file: named, nothing left");
+	TEST(t_regular_only, "a FIFO or a directory where a file is expected: refused at once");
 	TEST(t_sha256, "sha256 of a file, kept in the stat cache");
 	return test_done();
 }

@@ -485,9 +485,51 @@ static void t_compact_pass(void)
 	free(v);
 }
 
+/* A test that leaves an unfinished line of blanks (40 spaces: issue 41) before the init's
+ * lines: the verdict after them looked nested (the test's output) and was lost. */
+static const char *const blank_run[] = {
+	"!# tapboot: begin nonce=n1 tests=3 kernel=k",
+	"!TAP version 13",
+	"!1..3",
+	"!# tapboot: run 1 a",
+	"                                        \\",
+	"!ok 1 a",
+	"!# tapboot: run 2 b",
+	"    # b's output",
+	"        \\", /* 8 blanks, then a verdict with an old number and a made-up tag */
+	"ok 2 b ~tb:3:AAAAAAAAAAA",
+	"                                        \\",
+	"!not ok 2 b",
+	"!# tapboot: run 3 c",
+	" \\", /* one blank, then junk, then 40 blanks */
+	"junk                                        \\",
+	"!ok 3 c",
+	"                                        \\",
+	"!# tapboot: end nonce=n1 pass=2 fail=1",
+	NULL,
+};
+
+static void t_blanks(void)
+{
+	char *text = console(blank_run, true), *got;
+	int complete;
+
+	got = verdicts(text, TAP_PARSE_TAPBOOT, key, NULL, &complete);
+	check_str(got, "1 a=pass 2 b=fail 3 c=pass");
+	check_int(complete, ==, 1);
+	free(got);
+	/* tapboot parse: no key, the numbers */
+	got = verdicts(text, TAP_PARSE_AUTO, NULL, NULL, &complete);
+	check_str(got, "1 a=pass 2 b=fail 3 c=pass");
+	check_int(complete, ==, 1);
+	free(got);
+	free(text);
+}
+
 int main(void)
 {
 	error_set_prog("tapboot");
+	TEST(t_blanks, "an unfinished line of blanks before the init's lines hides none of them");
 	TEST(t_siphash, "SipHash-2-4 test vectors");
 	TEST(t_shape, "tag shape: append, split, check; wrong line, key or shape fails");
 	TEST(t_compact_pass, "a plain pass on one tagged line: exit 0 and its time, no block");

@@ -111,7 +111,8 @@ static void t_json(void)
 		"  \"complete\": false,\n"
 		"  \"error\": \"kernel crash: Kernel panic - not syncing: x\",\n"
 		"  \"wall_s\": 3.500,\n"
-		"  \"crash\": {\"title\": \"kernel panic: x\", \"ids\": [\"Kernel_panic-not_syncing:x\"]},\n"
+		"  \"crash\": {\"title\": \"kernel panic: x\", \"ids\": "
+		"[\"Kernel_panic-not_syncing:x\"]},\n"
 		"  \"tests\": [\n"
 		"    {\"name\": \"proc/fd-001-lookup\", \"result\": \"pass\", \"duration_s\": "
 		"0.012, "
@@ -135,7 +136,7 @@ static void t_json(void)
 		"  ],\n"
 		"  \"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, \"xfail\": 0, \"xpass\": "
 		"0, "
-		"\"timeout\": 1, \"crash\": 1, \"missing\": 1, \"total\": 6}\n"
+		"\"timeout\": 1, \"crash\": 1, \"missing\": 1, \"interrupted\": 0, \"total\": 6}\n"
 		"}\n");
 	/* and our own reader takes it back */
 	/* check_int evaluates its arguments twice: no side effects inside it */

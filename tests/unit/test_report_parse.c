@@ -98,6 +98,30 @@ static void t_summary_output(void)
 	free(err);
 }
 
+/* A real boot's console (x86_64) where a test (tests/guest/blanks.c) left 40 blanks before
+ * the init's verdict line, twice: that line looked nested, the test crashed and the rest were
+ * missing (issue 41). */
+static void t_blanks_console(void)
+{
+	char path[512];
+	const char *args[] = {"parse", path, NULL};
+	char *out, *err;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/tap/tapboot-blanks.log", TAPBOOT_SRCDIR);
+	st = run(args, &out, &err);
+	check_int(st, ==, 1);
+	check_str(out, "pass       0.026s  a-pass\n"
+		       "pass       0.019s  b-blanks\n"
+		       "fail       0.013s  c-fail    exit 1\n"
+		       "pass       0.011s  d-blanks\n"
+		       "pass       0.019s  e-pass\n"
+		       "5 tests: 4 pass, 1 fail, 0 skip\n");
+	check_str(err, "");
+	free(out);
+	free(err);
+}
+
 static void t_formats(void)
 {
 	char *out, *err;
@@ -113,7 +137,7 @@ static void t_formats(void)
 		check(out &&
 		      strstr(out, "\"summary\": {\"pass\": 1, \"fail\": 1, \"skip\": 1, "
 				  "\"xfail\": 0, \"xpass\": 0, \"timeout\": 0, \"crash\": 0, "
-				  "\"missing\": 0, \"total\": 3}"));
+				  "\"missing\": 0, \"interrupted\": 0, \"total\": 3}"));
 		free(out);
 		free(err);
 	}
@@ -332,6 +356,8 @@ int main(void)
 	error_set_prog("tapboot");
 	TEST(t_fixture_statuses, "exit status of each fixture console (1 failed, 3 incomplete)");
 	TEST(t_summary_output, "summary of a panic-cut console");
+	TEST(t_blanks_console,
+	     "a console with 40 blanks before the init's verdicts: every verdict");
 	TEST(t_formats, "--format json, tap, junit, kcidb; --suite");
 	TEST(t_stdin_and_nonce, "standard input; --nonce");
 	TEST(t_results_dir, "a results directory: its console.log");

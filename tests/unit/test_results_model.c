@@ -92,6 +92,73 @@ static void t_merge_with_crash(void)
 	unmerge(&m);
 }
 
+/* A VM whose stream completed but whose verdict carries another name than the plan's (a tab
+ * the init folded to a blank, issue 41): the planned name is missing, and the run cannot be
+ * complete. */
+static void t_unmatched_name(void)
+{
+	static const char console[] = "# tapboot: begin nonce=n1 tests=2 kernel=k\n"
+				      "TAP version 13\n1..2\n"
+				      "# tapboot: run 1 a b\nok 1 a b\n"
+				      "# tapboot: run 2 c\nok 2 c\n"
+				      "# tapboot: end nonce=n1 pass=2\n";
+	static const char *const names[] = {"a\tb", "c"};
+	static const size_t idx[] = {0, 1};
+	struct tap_parser *p = parse("n1", console);
+	struct results_shard sh = {0};
+	struct results res;
+
+	check(tap_parser_summary(p)->complete);
+	sh.sum = tap_parser_summary(p);
+	sh.tests = tap_parser_tests(p, &sh.ntests);
+	sh.plan_idx = idx;
+	sh.nplan = 2;
+	results_init(&res);
+	results_merge(&res, &sh, 1, names, 2);
+	check_int(res.ntests, ==, 2);
+	check_int(res.tests[0].verdict, ==, VERDICT_MISSING);
+	check_int(res.tests[1].verdict, ==, VERDICT_PASS);
+	check(!res.sum.complete);
+	check_int(res.unmatched, ==, 1);
+	check_str(res.first_unmatched, "a\tb");
+	results_release(&res);
+	tap_parser_free(p);
+}
+
+/* Interrupted (tap_parser_interrupted before finish): the running test is interrupted, not
+ * crash; the rest missing; a kernel crash still makes crash. */
+static void t_interrupted(void)
+{
+	static const char running[] = "# tapboot: begin nonce=n1 tests=2 kernel=k\n"
+				      "TAP version 13\n1..2\n# tapboot: run 1 a\n";
+	struct tap_parser *p = tap_parser_new("n1", NULL);
+	const struct tap_test *t;
+	size_t n;
+
+	tap_parser_feed(p, running, strlen(running));
+	tap_parser_interrupted(p);
+	tap_parser_finish(p, "interrupted by Interrupt");
+	t = tap_parser_tests(p, &n);
+	check_int(n, ==, 2);
+	if (n == 2) {
+		check_int(t[0].verdict, ==, VERDICT_INTERRUPTED);
+		check_str(t[0].reason, "interrupted by Interrupt");
+		check_int(t[1].verdict, ==, VERDICT_MISSING);
+	}
+	check_str(verdict_name(VERDICT_INTERRUPTED), "interrupted");
+	check_int(verdict_from_name("interrupted"), ==, VERDICT_INTERRUPTED);
+	check(verdict_is_failure(VERDICT_INTERRUPTED));
+	tap_parser_free(p);
+	p = tap_parser_new("n1", NULL);
+	tap_parser_feed(p, running, strlen(running));
+	tap_parser_feed(p, strstr(shard2, "[    3."), strlen(strstr(shard2, "[    3.")));
+	tap_parser_interrupted(p);
+	tap_parser_finish(p, "interrupted by Interrupt");
+	t = tap_parser_tests(p, &n);
+	check(n >= 1 && t[0].verdict == VERDICT_CRASH);
+	tap_parser_free(p);
+}
+
 static void t_counts(void)
 {
 	struct merged m;
@@ -201,6 +268,8 @@ static void t_json_round_trip(void)
 int main(void)
 {
 	TEST(t_merge_with_crash, "shards merged in plan order: a crash in one, one never started");
+	TEST(t_unmatched_name, "a completed VM without a planned name's verdict: not complete");
+	TEST(t_interrupted, "interrupted: the running test, not crash; a kernel crash stays crash");
 	TEST(t_counts, "counts by verdict come from the merged tests");
 	TEST(t_exit_status, "exit status: crash 3, interrupted 130, fail 1, skip policy");
 	TEST(t_incomplete_reasons, "why a stream did not complete");
